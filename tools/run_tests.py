@@ -1,0 +1,33 @@
+"""Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line."""
+import argparse, sys, time
+from pathlib import Path
+import multiprocessing as mp
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from nbdev.config import get_config
+from nbdev.test import test_nb
+
+def _one(fn, flags):
+    t0 = time.time()
+    ok, _ = test_nb(fn, skip_flags=get_config().tst_flags.split(), force_flags=flags, do_print=False)
+    return ok, time.time() - t0
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument('paths', nargs='*', help='notebooks to run (default: every notebook in nbs/)')
+    ap.add_argument('--flags', default='', help='space-separated test flags to run too, e.g. "slow"')
+    ap.add_argument('--n_workers', type=int, default=2)
+    a = ap.parse_args()
+    nbs = Path(get_config().nbs_path)
+    files = [Path(p) for p in a.paths] or sorted(f for f in nbs.glob('*.ipynb') if not f.name.startswith('_'))
+    # one fresh process per notebook: no state or memory carries over between notebooks
+    with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
+        res = list(ex.map(partial(_one, flags=a.flags.split()), files))
+    for f, (ok, dt) in zip(files, res): print(f"{'ok  ' if ok else 'FAIL'} {f.name:32s} {dt:7.1f} s", flush=True)
+    failed = [f.name for f, (ok, _) in zip(files, res) if not ok]
+    line = f"notebooks: {len(files) - len(failed)} passed, {len(failed)} failed"
+    Path('.test-summary').write_text(line + '\n')
+    print(line)
+    return 1 if failed else 0
+
+if __name__ == '__main__': sys.exit(main())

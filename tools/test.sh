@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Install attn_tokens into a fresh virtual environment and run every check CI runs.
+# Usage: bash tools/test.sh        (ATTN_TOKENS_VENV overrides where the environment goes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${ATTN_TOKENS_VENV:-.venv-test}
+rm -rf "$venv"
+python3 -m venv "$venv"
+. "$venv/bin/activate"
+echo "== install (pinned toolchain: constraints.txt)"
+pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
+export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 MPLBACKEND=Agg PYTHONHASHSEED=0
+
+if [ "${CI:-}" = "true" ]; then
+  echo "== notebooks and library in sync (nbdev_export, nbdev_clean change nothing)"
+  nbdev_export && nbdev_clean
+  if [ -n "$(git status --porcelain)" ]; then
+    git status --porcelain; git --no-pager diff --stat
+    echo "nbdev_export/nbdev_clean changed committed files: run them and commit the result." >&2
+    exit 1
+  fi
+fi
+
+echo "== notebook tests (nbdev)"
+status=0
+python tools/run_tests.py || status=$?
+
+# @@DOCS@@ (offline documentation build and browser check go here)
+
+cat .test-summary
+exit $status
