@@ -5,15 +5,15 @@
 # %% auto #0
 __all__ = ['cli_parser', 'cli_run']
 
-# %% ../nbs/07_bench.ipynb #c85084b2
+# %% ../nbs/07_bench.ipynb #5171bec0
 import argparse
 
-# %% ../nbs/07_bench.ipynb #9e783287
+# %% ../nbs/07_bench.ipynb #8438f411
 def cli_parser(p):
     "Declare the arguments of `attn-tokens bench`."
     p.add_argument('--quick', action='store_true', help='a small configuration that finishes in seconds')
 
-# %% ../nbs/07_bench.ipynb #04671357
+# %% ../nbs/07_bench.ipynb #c409f0cc
 def cli_run(args):
     "Run `attn-tokens bench`."
     print('bench: not implemented yet')

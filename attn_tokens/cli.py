@@ -5,15 +5,15 @@
 # %% auto #0
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main']
 
-# %% ../nbs/09_cli.ipynb #325f1567
+# %% ../nbs/09_cli.ipynb #92c50679
 import argparse, importlib, sys
 
-# %% ../nbs/09_cli.ipynb #a2c8b3fa
+# %% ../nbs/09_cli.ipynb #2135629a
 SUBCOMMANDS = {
     'bench': ('attn_tokens.bench', 'time the engine against the straightforward implementation'),
 }
 
-# %% ../nbs/09_cli.ipynb #f5223121
+# %% ../nbs/09_cli.ipynb #039ddee8
 def make_parser():
     "The `attn-tokens` argument parser with one subparser per subcommand."
     parser = argparse.ArgumentParser(prog='attn-tokens', description='Diagnostics for attention with trained embeddings.')
@@ -26,7 +26,7 @@ def make_parser():
         p.set_defaults(_run=module.cli_run)
     return parser
 
-# %% ../nbs/09_cli.ipynb #b3602611
+# %% ../nbs/09_cli.ipynb #299e0ab9
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     args = make_parser().parse_args(argv)

@@ -6,13 +6,13 @@
 __all__ = ['check_tokens', 'check_labels', 'loss_fn', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
            'uz_loss_and_grads', 'forward', 'predict', 'attention', 'loss_and_grads']
 
-# %% ../nbs/00_core.ipynb #1c447eaa
+# %% ../nbs/00_core.ipynb #515e2e1f
 import math
 from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-# %% ../nbs/00_core.ipynb #c3a6d676
+# %% ../nbs/00_core.ipynb #084984a7
 def _err(msg): raise ValueError(msg)
 
 def check_tokens(tokens, V=None, labels=None, n_classes=None):
@@ -40,7 +40,7 @@ def check_labels(labels, n=None, n_classes=None):
             hint = "map y in {-1, +1} to {0, 1} with (y + 1) // 2" if n_classes == 2 else f"labels must be 0..{n_classes - 1}"
             _err(f"labels must be in 0..{n_classes - 1} for {n_classes} classes, found values in [{lo}, {hi}]; {hint}")
 
-# %% ../nbs/00_core.ipynb #dfa23b79
+# %% ../nbs/00_core.ipynb #878e4aa7
 def loss_fn(f, labels, reduction='mean'):
     "Logistic loss of logits `f` (n,) with labels in {0,1}, or cross-entropy of logits (n, K)."
     if f.ndim == 1: return F.softplus(-(2 * labels - 1).to(f.dtype) * f).mean() if reduction == 'mean' else F.softplus(-(2 * labels - 1).to(f.dtype) * f).sum()
@@ -63,7 +63,7 @@ def _check_params(E, p, v):
     if not (E.device == p.device == v.device): _err(f"E, p, v must be on one device, got {E.device}, {p.device}, {v.device}")
     return V, d, K
 
-# %% ../nbs/00_core.ipynb #1365c3f1
+# %% ../nbs/00_core.ipynb #0e78ca0a
 def reference_forward(E, p, v, tokens):
     "Logits f(X) computed the straightforward way, gathering E_X as an (n, T, d) tensor."
     mask = tokens >= 0
@@ -91,62 +91,84 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
         total += loss.detach()
     return total, E_.grad, p_.grad, v_.grad
 
-# %% ../nbs/00_core.ipynb #d70ecfac
+# %% ../nbs/00_core.ipynb #5973c44c
 @dataclass
 class _Block:
     rows: torch.Tensor   # (n_b,) original row indices
-    ids: torch.Tensor    # (n_b, T_b) token ids, padding replaced by 0
-    mask: torch.Tensor   # (n_b, T_b) True at real tokens, or None when the block has no padding
+    ids: torch.Tensor    # (n_b, T_b) distinct token ids of each sequence, padding replaced by 0
+    bias: torch.Tensor   # (n_b, T_b) log-count at real entries, -inf at padding; None if all 0
+    _cache: dict = None
+
+    def bias_as(self, dtype):
+        "The bias in `dtype`, converted once and cached."
+        if self.bias is None: return None
+        if self._cache is None: self._cache = {}
+        if dtype not in self._cache: self._cache[dtype] = self.bias.to(dtype)
+        return self._cache[dtype]
 
 class TokenBatch:
-    "A validated batch of token sequences in a length-bucketed layout for the engine."
+    "A validated batch of token sequences in the engine's deduplicated, length-bucketed layout."
     def __init__(self, blocks, n, V, lengths, labels, tokens):
         self.blocks, self.n, self.V, self.lengths, self.labels, self.tokens = blocks, n, V, lengths, labels, tokens
 
     @classmethod
-    def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25):
-        "Validate `tokens` (n, T) and cut them into blocks of similar length (padding at most `growth`)."
+    def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25, block_size=2**17):
+        "Validate `tokens` (n, T) and lay them out as distinct tokens with log-counts, in blocks of similar length."
         if isinstance(tokens, TokenBatch): return tokens
         check_tokens(tokens, V, labels, n_classes)
+        n, dev = len(tokens), tokens.device
         valid = tokens >= 0
         lengths = valid.sum(1)
-        flat, offsets = tokens[valid], torch.cumsum(lengths, 0) - lengths   # real tokens, in order
-        order = torch.sort(lengths, stable=True).indices
-        ls = lengths[order].tolist()
+        Vk = int(tokens.max()) + 1
+        rows = torch.arange(n, device=dev)[:, None].expand_as(tokens)[valid]
+        keys, counts = torch.unique(rows * Vk + tokens[valid], return_counts=True)   # sorted by row, then id
+        urow, uid = keys // Vk, keys % Vk
+        ulen = torch.bincount(urow, minlength=n)                                      # distinct tokens per row
+        offsets = torch.cumsum(ulen, 0) - ulen
+        logc = counts.double().log()
+        order = torch.sort(ulen, stable=True).indices
+        ls = ulen[order].tolist()
         blocks, start = [], 0
-        while start < len(ls):
-            stop, cap = start, ls[start] * (1 + growth)
-            while stop < len(ls) and ls[stop] <= cap: stop += 1
-            rows = order[start:stop]
-            Tb = ls[stop - 1]
-            pos = torch.arange(Tb, device=tokens.device)
-            mask = pos < lengths[rows][:, None]
-            idx = (offsets[rows][:, None] + pos).clamp(max=len(flat) - 1)
-            ids = torch.where(mask, flat[idx], 0)
-            blocks.append(_Block(rows, ids, None if bool(mask.all()) else mask))
+        while start < n:
+            stop, cap = start + 1, ls[start] * (1 + growth)
+            while stop < n and ls[stop] <= cap and (stop - start + 1) * ls[stop] <= block_size: stop += 1
+            r = order[start:stop]
+            pos = torch.arange(ls[stop - 1], device=dev)
+            real = pos < ulen[r][:, None]
+            idx = (offsets[r][:, None] + pos).clamp(max=len(uid) - 1)
+            ids = torch.where(real, uid[idx], 0)
+            bias = torch.where(real, logc[idx], float('-inf'))
+            blocks.append(_Block(r, ids, None if bool((bias == 0).all()) else bias))
             start = stop
-        return cls(blocks, len(tokens), V, lengths, labels, tokens)
+        return cls(blocks, n, V, lengths, labels, tokens)
 
-    def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, blocks={len(self.blocks)})"
+    @property
+    def n_entries(self): return sum(b.ids.numel() for b in self.blocks)
+    def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
 
-# %% ../nbs/00_core.ipynb #54cb48b6
-def _block_forward(u, z, b):
-    "Softmax weights, anchored differences and logits of one block."
-    zb = z[b.ids]
-    if b.mask is not None: zb = zb.masked_fill(~b.mask, float('-inf'))
-    m, a = zb.max(1, keepdim=True)                 # anchor: the arg-max position
-    w = torch.exp(zb - m)                          # 0 at padding
-    sigma = w / w.sum(1, keepdim=True)
-    ub = u[b.ids]                                  # (n_b, T_b) or (n_b, T_b, K)
+# %% ../nbs/00_core.ipynb #6aa95588
+def _block_weights(z, b):
+    "Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max) positions."
+    s = z[b.ids]
+    bias = b.bias_as(z.dtype)
+    if bias is not None: s += bias
+    m, a = s.max(1, keepdim=True)
+    w = s.sub_(m).exp_()                                       # in (0, 1], 0 at padding
+    return w, w.sum(1, keepdim=True), a
+
+def _block_logits(u, z, b):
+    "Logits f, the weights and the anchored differences delta = u_x - u_anchor of one block."
+    w, S, a = _block_weights(z, b)
+    ub = u[b.ids]                                              # (n_b, T_b) or (n_b, T_b, K)
     if u.ndim == 1:
         ua = ub.gather(1, a)
-        delta = ub - ua
-        df = (sigma * delta).sum(1, keepdim=True)  # f - u_a, no cancellation
+        delta = ub.sub_(ua)
+        df = torch.bmm(w[:, None, :], delta[:, :, None]).view(-1, 1) / S     # f - u_anchor, no cancellation
     else:
         ua = ub.gather(1, a[..., None].expand(-1, -1, u.shape[1]))
-        delta = ub - ua
-        df = (sigma[..., None] * delta).sum(1, keepdim=True)
-    return sigma, delta, df, (ua + df).squeeze(1)
+        delta = ub.sub_(ua)
+        df = torch.bmm(w[:, None, :], delta) / S[..., None]                  # (n_b, 1, K)
+    return (ua + df).reshape(len(w), *u.shape[1:]), w, S, delta, df
 
 def _as_batch(tokens, labels, V, K):
     "A `TokenBatch` for `tokens`, checking labels against the model's classes."
@@ -160,36 +182,37 @@ def uz_forward(u, z, tokens):
     "Logits f(X) = sum_t softmax(z_X)_t u_{x_t} for a batch; u is (V,) or (V, K), z is (V,)."
     tb = _as_batch(tokens, None, len(z), None)
     f = u.new_empty((tb.n,) + u.shape[1:])
-    for b in tb.blocks: f[b.rows] = _block_forward(u, z, b)[3]
+    for b in tb.blocks: f[b.rows] = _block_logits(u, z, b)[0]
     return f
 
 def uz_loss_and_grads(u, z, tokens, labels):
     "Mean loss and its gradients (gu, gz) with respect to u = E v and z = E p."
     K = 2 if u.ndim == 1 else u.shape[1]
     tb = _as_batch(tokens, labels, len(z), K)
-    n = tb.n
     gu, gz = torch.zeros_like(u), torch.zeros_like(z)
-    loss = u.new_zeros(())
+    loss = torch.zeros((), dtype=torch.float64, device=u.device)
     for b in tb.blocks:
-        sigma, delta, df, f = _block_forward(u, z, b)
+        f, w, S, delta, df = _block_logits(u, z, b)
         lab = labels[b.rows]
+        ids = b.ids.view(-1)
         if u.ndim == 1:
             y = (2 * lab - 1).to(u.dtype)
-            loss += F.softplus(-y * f).sum()
-            c = (-y * torch.sigmoid(-y * f) / n)[:, None]                   # dl/df / n
-            gu.index_add_(0, b.ids.flatten(), (sigma * c).flatten())
-            gz.index_add_(0, b.ids.flatten(), (sigma * (delta - df) * c).flatten())
+            loss += F.softplus(-y * f).sum(dtype=torch.float64)
+            cs = (-y * torch.sigmoid(-y * f) / tb.n)[:, None] / S            # c_i / S_i
+            wc = w.mul_(cs)                                                   # sigma_t c_i
+            gu.index_add_(0, ids, wc.view(-1))
+            gz.index_add_(0, ids, delta.sub_(df).mul_(wc).view(-1))          # sigma_t c_i (u_t - f)
         else:
-            lse = torch.logsumexp(f, 1)
-            loss += (lse - f.gather(1, lab[:, None]).squeeze(1)).sum()
+            loss += (torch.logsumexp(f, 1) - f.gather(1, lab[:, None]).squeeze(1)).sum(dtype=torch.float64)
             c = torch.softmax(f, 1)
             c[torch.arange(len(lab)), lab] -= 1
-            c /= n                                                          # (n_b, K)
-            gu.index_add_(0, b.ids.flatten(), (sigma[..., None] * c[:, None, :]).flatten(0, 1))
-            gz.index_add_(0, b.ids.flatten(), (sigma * ((delta - df) * c[:, None, :]).sum(-1)).flatten())
-    return loss / n, gu, gz
+            c /= tb.n                                                         # (n_b, K)
+            sig = w.div_(S)
+            gu.index_add_(0, ids, (sig[..., None] * c[:, None, :]).view(-1, u.shape[1]))
+            gz.index_add_(0, ids, (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
+    return (loss / tb.n).to(u.dtype), gu, gz
 
-# %% ../nbs/00_core.ipynb #962c0cbc
+# %% ../nbs/00_core.ipynb #cf88f1c5
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
@@ -198,6 +221,16 @@ def _uz(E, p, v):
     "u = E v (or E v^T) and z = E p in one pass over E."
     UZ = E @ _head(p, v).T                         # (V, K' + 1)
     return (UZ[:, 0] if v.ndim == 1 else UZ[:, :-1]), UZ[:, -1]
+
+def _rank_update(G, H, E, out, rows=256):
+    "Write out = G @ H and return G^T @ E, both in one pass over row blocks of E."
+    acc = G.new_zeros(G.shape[1], E.shape[1])
+    for i in range(0, len(E), rows):
+        o, g = out[i:i + rows], G[i:i + rows]
+        torch.mul(g[:, :1], H[:1], out=o)
+        for k in range(1, G.shape[1]): o.addcmul_(g[:, k:k + 1], H[k:k + 1])
+        acc.addmm_(g.T, E[i:i + rows])
+    return acc
 
 def forward(E, p, v, tokens):
     "Logits of the model: (n,) for a binary head v of shape (d,), (n, K) for v of shape (K, d)."
@@ -216,13 +249,13 @@ def attention(E, p, tokens):
     z = (E @ p)[tokens.clamp(min=0)].masked_fill(tokens < 0, float('-inf'))
     return torch.softmax(z, 1)
 
-def loss_and_grads(E, p, v, tokens, labels):
+def loss_and_grads(E, p, v, tokens, labels, out=None):
     "Mean loss and its gradients (loss, dE, dp, dv), using the rank-2 structure of dE."
     V, d, K = _check_params(E, p, v)
     u, z = _uz(E, p, v)
     loss, gu, gz = uz_loss_and_grads(u, z, _as_batch(tokens, labels, V, K), labels)
     G = torch.cat([gu.reshape(V, -1), gz[:, None]], 1)   # (V, K' + 1)
-    dE = G @ _head(p, v)                                  # rank K' + 1
-    DH = G.T @ E                                          # rows: dv (one per class), then dp
-    dv = DH[0] if v.ndim == 1 else DH[:-1]
-    return loss, dE, DH[-1], dv
+    if out is None: out = torch.empty_like(E)
+    elif out.shape != E.shape or out.dtype != E.dtype: _err(f"out must match E: shape {tuple(E.shape)} and dtype {E.dtype}")
+    DH = _rank_update(G, _head(p, v), E, out)             # rows: dv (one per class), then dp
+    return loss, out, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
