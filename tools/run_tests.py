@@ -1,5 +1,5 @@
 """Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line."""
-import argparse, sys, time
+import argparse, os, sys, time
 from pathlib import Path
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
@@ -20,6 +20,8 @@ def main():
     a = ap.parse_args()
     nbs = Path(get_config().nbs_path)
     files = [Path(p) for p in a.paths] or sorted(f for f in nbs.glob('*.ipynb') if not f.name.startswith('_'))
+    # each worker uses one thread per notebook: n_workers notebooks share the cores without oversubscription
+    os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
     # one fresh process per notebook: no state or memory carries over between notebooks
     with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
         res = list(ex.map(partial(_one, flags=a.flags.split()), files))
