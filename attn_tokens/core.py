@@ -6,14 +6,14 @@
 __all__ = ['check_tokens', 'check_labels', 'loss_fn', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
            'uz_loss_and_grads', 'forward', 'predict', 'attention', 'loss_and_grads']
 
-# %% ../nbs/00_core.ipynb #25b0bcfd
+# %% ../nbs/00_core.ipynb #9faf202c
 import math
 from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-# %% ../nbs/00_core.ipynb #93c9fee6
+# %% ../nbs/00_core.ipynb #1061dabf
 def _err(msg): raise ValueError(msg)
 
 def check_tokens(tokens, V=None, labels=None, n_classes=None):
@@ -41,7 +41,7 @@ def check_labels(labels, n=None, n_classes=None):
             hint = "map y in {-1, +1} to {0, 1} with (y + 1) // 2" if n_classes == 2 else f"labels must be 0..{n_classes - 1}"
             _err(f"labels must be in 0..{n_classes - 1} for {n_classes} classes, found values in [{lo}, {hi}]; {hint}")
 
-# %% ../nbs/00_core.ipynb #cc205f42
+# %% ../nbs/00_core.ipynb #8ad5c8fa
 def loss_fn(f, labels, reduction='mean'):
     "Logistic loss of logits `f` (n,) with labels in {0,1}, or cross-entropy of logits (n, K)."
     if f.ndim == 1: return F.softplus(-(2 * labels - 1).to(f.dtype) * f).mean() if reduction == 'mean' else F.softplus(-(2 * labels - 1).to(f.dtype) * f).sum()
@@ -64,7 +64,7 @@ def _check_params(E, p, v):
     if not (E.device == p.device == v.device): _err(f"E, p, v must be on one device, got {E.device}, {p.device}, {v.device}")
     return V, d, K
 
-# %% ../nbs/00_core.ipynb #9ac98f03
+# %% ../nbs/00_core.ipynb #7d263553
 def reference_forward(E, p, v, tokens):
     "Logits f(X) computed the straightforward way, gathering E_X as an (n, T, d) tensor."
     mask = tokens >= 0
@@ -92,7 +92,7 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
         total += loss.detach()
     return total, E_.grad, p_.grad, v_.grad
 
-# %% ../nbs/00_core.ipynb #e8758173
+# %% ../nbs/00_core.ipynb #3fe9722d
 @dataclass
 class _Block:
     rows: torch.Tensor   # (n_b,) original row indices
@@ -147,7 +147,7 @@ class TokenBatch:
     def n_entries(self): return sum(b.ids.numel() for b in self.blocks)
     def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
 
-# %% ../nbs/00_core.ipynb #19c95f85
+# %% ../nbs/00_core.ipynb #1deb2b68
 def _block_weights(z, b):
     "Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max) positions."
     s = z[b.ids]
@@ -206,14 +206,14 @@ def uz_loss_and_grads(u, z, tokens, labels):
         else:
             loss += (torch.logsumexp(f, 1) - f.gather(1, lab[:, None]).squeeze(1)).sum(dtype=torch.float64)
             c = torch.softmax(f, 1)
-            c[torch.arange(len(lab)), lab] -= 1
+            c[torch.arange(len(lab), device=c.device), lab] -= 1
             c /= tb.n                                                         # (n_b, K)
             sig = w.div_(S)
             gu.index_add_(0, ids, (sig[..., None] * c[:, None, :]).view(-1, u.shape[1]))
             gz.index_add_(0, ids, (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
     return (loss / tb.n).to(u.dtype), gu, gz
 
-# %% ../nbs/00_core.ipynb #641d028e
+# %% ../nbs/00_core.ipynb #dda399cd
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
