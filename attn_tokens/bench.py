@@ -6,13 +6,13 @@
 __all__ = ['QUICK', 'BenchConfig', 'imdb_like_batch', 'median_time', 'copy_bandwidth', 'engine_bytes', 'run_bench', 'report',
            'cli_parser', 'cli_run']
 
-# %% ../nbs/07_bench.ipynb #6c36fcee
+# %% ../nbs/07_bench.ipynb #cfe3b5f3
 import json, math, statistics, time
 from dataclasses import dataclass, asdict
 import torch
 from .core import TokenBatch, loss_and_grads, reference_loss_and_grads
 
-# %% ../nbs/07_bench.ipynb #6a6f4d47
+# %% ../nbs/07_bench.ipynb #aa8dcb32
 @dataclass
 class BenchConfig:
     "Size of the benchmark problem and how often to time it."
@@ -28,7 +28,7 @@ class BenchConfig:
 
 QUICK = BenchConfig(n=1_000, V=5_000, d=128, repeats=5, ref_repeats=3)
 
-# %% ../nbs/07_bench.ipynb #a79f7049
+# %% ../nbs/07_bench.ipynb #839ee3b3
 def imdb_like_batch(cfg: BenchConfig):
     "Random tokens (n, max_len) with IMDB-like lengths and Zipf-distributed ids, labels and parameters."
     g = torch.Generator().manual_seed(cfg.seed)
@@ -47,7 +47,7 @@ def imdb_like_batch(cfg: BenchConfig):
     v = torch.randn(cfg.d, generator=g, dtype=dt) / math.sqrt(cfg.d)
     return tokens, labels, E, p, v
 
-# %% ../nbs/07_bench.ipynb #98695073
+# %% ../nbs/07_bench.ipynb #cd1da20a
 def median_time(fn, repeats, warmup=1):
     "Median wall time of `fn()` in seconds over `repeats` runs, after `warmup` runs."
     for _ in range(warmup): fn()
@@ -67,7 +67,7 @@ def engine_bytes(E, tb):
     batch = sum(b.ids.numel() * (8 + (0 if b.bias is None else E.element_size())) for b in tb.blocks)
     return 3 * E.numel() * E.element_size() + batch
 
-# %% ../nbs/07_bench.ipynb #396061a3
+# %% ../nbs/07_bench.ipynb #31c35582
 def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     "Time the engine and the reference on `cfg`; return a dict of figures."
     tokens, labels, E, p, v = imdb_like_batch(cfg)
@@ -99,7 +99,7 @@ def report(res):
               f"{res['copy_fraction']:.2f} of it)"]
     return '\n'.join(lines)
 
-# %% ../nbs/07_bench.ipynb #22c2e4c9
+# %% ../nbs/07_bench.ipynb #abf60198
 def cli_parser(p):
     "Declare the arguments of `attn-tokens bench`."
     p.add_argument('--quick', action='store_true', help='a small configuration that finishes in seconds')

@@ -5,15 +5,15 @@
 # %% auto #0
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main']
 
-# %% ../nbs/09_cli.ipynb #92c50679
+# %% ../nbs/09_cli.ipynb #4e5e8f73
 import argparse, importlib, sys
 
-# %% ../nbs/09_cli.ipynb #2135629a
+# %% ../nbs/09_cli.ipynb #e6afbb3a
 SUBCOMMANDS = {
     'bench': ('attn_tokens.bench', 'time the engine against the straightforward implementation'),
 }
 
-# %% ../nbs/09_cli.ipynb #039ddee8
+# %% ../nbs/09_cli.ipynb #58de2de1
 def make_parser():
     "The `attn-tokens` argument parser with one subparser per subcommand."
     parser = argparse.ArgumentParser(prog='attn-tokens', description='Diagnostics for attention with trained embeddings.')
@@ -26,7 +26,7 @@ def make_parser():
         p.set_defaults(_run=module.cli_run)
     return parser
 
-# %% ../nbs/09_cli.ipynb #299e0ab9
+# %% ../nbs/09_cli.ipynb #c7cb1881
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     args = make_parser().parse_args(argv)

@@ -6,14 +6,14 @@
 __all__ = ['check_tokens', 'check_labels', 'loss_fn', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
            'uz_loss_and_grads', 'forward', 'predict', 'attention', 'loss_and_grads']
 
-# %% ../nbs/00_core.ipynb #9faf202c
+# %% ../nbs/00_core.ipynb #e738fd8a
 import math
 from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
-# %% ../nbs/00_core.ipynb #1061dabf
+# %% ../nbs/00_core.ipynb #7bb91a3d
 def _err(msg): raise ValueError(msg)
 
 def check_tokens(tokens, V=None, labels=None, n_classes=None):
@@ -41,7 +41,7 @@ def check_labels(labels, n=None, n_classes=None):
             hint = "map y in {-1, +1} to {0, 1} with (y + 1) // 2" if n_classes == 2 else f"labels must be 0..{n_classes - 1}"
             _err(f"labels must be in 0..{n_classes - 1} for {n_classes} classes, found values in [{lo}, {hi}]; {hint}")
 
-# %% ../nbs/00_core.ipynb #8ad5c8fa
+# %% ../nbs/00_core.ipynb #09859866
 def loss_fn(f, labels, reduction='mean'):
     "Logistic loss of logits `f` (n,) with labels in {0,1}, or cross-entropy of logits (n, K)."
     if f.ndim == 1: return F.softplus(-(2 * labels - 1).to(f.dtype) * f).mean() if reduction == 'mean' else F.softplus(-(2 * labels - 1).to(f.dtype) * f).sum()
@@ -64,7 +64,7 @@ def _check_params(E, p, v):
     if not (E.device == p.device == v.device): _err(f"E, p, v must be on one device, got {E.device}, {p.device}, {v.device}")
     return V, d, K
 
-# %% ../nbs/00_core.ipynb #7d263553
+# %% ../nbs/00_core.ipynb #c5404179
 def reference_forward(E, p, v, tokens):
     "Logits f(X) computed the straightforward way, gathering E_X as an (n, T, d) tensor."
     mask = tokens >= 0
@@ -92,7 +92,7 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
         total += loss.detach()
     return total, E_.grad, p_.grad, v_.grad
 
-# %% ../nbs/00_core.ipynb #3fe9722d
+# %% ../nbs/00_core.ipynb #fce62670
 @dataclass
 class _Block:
     rows: torch.Tensor   # (n_b,) original row indices
@@ -147,7 +147,7 @@ class TokenBatch:
     def n_entries(self): return sum(b.ids.numel() for b in self.blocks)
     def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
 
-# %% ../nbs/00_core.ipynb #1deb2b68
+# %% ../nbs/00_core.ipynb #e99683ab
 def _block_weights(z, b):
     "Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max) positions."
     s = z[b.ids]
@@ -213,7 +213,7 @@ def uz_loss_and_grads(u, z, tokens, labels):
             gz.index_add_(0, ids, (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
     return (loss / tb.n).to(u.dtype), gu, gz
 
-# %% ../nbs/00_core.ipynb #dda399cd
+# %% ../nbs/00_core.ipynb #eeb0a43f
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
