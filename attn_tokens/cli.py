@@ -5,15 +5,16 @@
 # %% auto #0
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main']
 
-# %% ../nbs/09_cli.ipynb #4e5e8f73
+# %% ../nbs/09_cli.ipynb #9e4d2bb6
 import argparse, importlib, sys
 
-# %% ../nbs/09_cli.ipynb #e6afbb3a
+# %% ../nbs/09_cli.ipynb #5e7b5354
 SUBCOMMANDS = {
     'bench': ('attn_tokens.bench', 'time the engine against the straightforward implementation'),
+    'theory': ('attn_tokens.theory', 'one gradient step on E, then gradient flow on p, against the max-margin solution'),
 }
 
-# %% ../nbs/09_cli.ipynb #58de2de1
+# %% ../nbs/09_cli.ipynb #554a076d
 def make_parser():
     "The `attn-tokens` argument parser with one subparser per subcommand."
     parser = argparse.ArgumentParser(prog='attn-tokens', description='Diagnostics for attention with trained embeddings.')
@@ -26,7 +27,7 @@ def make_parser():
         p.set_defaults(_run=module.cli_run)
     return parser
 
-# %% ../nbs/09_cli.ipynb #c7cb1881
+# %% ../nbs/09_cli.ipynb #232138bc
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     args = make_parser().parse_args(argv)
