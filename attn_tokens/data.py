@@ -12,8 +12,7 @@ from typing import Optional, Sequence
 from urllib.parse import urlparse
 import numpy as np
 import torch
-try: from attn_tokens.core import check_tokens as _core_check_tokens
-except ImportError: _core_check_tokens = None
+from .core import check_tokens
 
 # %% auto #0
 __all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DATA_ENV', 'WORD_PATTERN', 'CACHE_VERSION', 'CACHE_ENV',
@@ -115,8 +114,8 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
                 raise ValueError(f"{w}labels must be 0..K-1, e.g. map -1/+1 to 0/1 or 1..K to 0..K-1; found "
                                  f"{present[:10].tolist()}{' ...' if len(present) > 10 else ''} "
                                  "(if a class is simply absent, give n_classes).")
-    if _core_check_tokens is not None and tokens.size:   # the model's own check (attn_tokens.core), for consistency
-        _core_check_tokens(torch.from_numpy(tokens.astype(np.int64)), V, torch.from_numpy(labels.astype(np.int64)), n_classes)
+    if tokens.size:   # and the model's own check, so files and models agree on what is valid
+        check_tokens(torch.from_numpy(tokens.astype(np.int64)), V, torch.from_numpy(labels.astype(np.int64)), n_classes)
 
 # %% ../nbs/01_data.ipynb #692fbfba
 def _atomic_write_npz(path, arrays: dict):
