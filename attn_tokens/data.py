@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 from urllib.parse import urlparse
 import numpy as np
+import pyarrow.parquet as pq
 import torch
 from .core import check_tokens
 
@@ -395,7 +396,6 @@ def _source(name, data_dir):
     else: fp = {'hub': HUB_IDS[base]}
     def load():
         if files is not None and name not in DERIVED:
-            import pyarrow.parquet as pq
             out = {}
             for s, f in files.items():
                 tb = pq.read_table(f)

@@ -11,7 +11,7 @@ __all__ = ['selection', 'Assumption1Check', 'relevant_tokens', 'check_assumption
            'init_bound', 'one_step_error_bound', 'one_step_prediction', 'one_step_relative_error',
            'relative_error_vs_d', 'multiclass_signed_freq', 'one_step_coef_multiclass']
 
-# %% ../nbs/03_max_margin.ipynb #9dfe26ca
+# %% ../nbs/03_max_margin.ipynb #11096b6b
 import argparse, json, math, os, sys, tempfile, time
 from dataclasses import dataclass, field, asdict
 import numpy as np
@@ -21,6 +21,8 @@ from tqdm.auto import tqdm
 from . import core
 from .one_step import *
 from .one_step import _labels_pm, _tokens
+
+# %% ../nbs/03_max_margin.ipynb #9dfe26ca
 _all_ = ['init_params', 'token_weighted_freq', 'signed_freq', 'freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero',
          'one_step', 'one_step_exact', 'logistic_taylor_remainder', 'init_bound', 'one_step_error_bound',
          'one_step_prediction', 'one_step_relative_error', 'relative_error_vs_d', 'multiclass_signed_freq',
