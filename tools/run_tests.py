@@ -7,9 +7,12 @@ from functools import partial
 from nbdev.config import get_config
 from nbdev.test import test_nb
 
-def _one(fn, flags):
+def _one(fn, flags, save_dir=None):
     t0 = time.time()
-    ok, _ = test_nb(fn, skip_flags=get_config().tst_flags.split(), force_flags=flags, do_print=False)
+    if save_dir:  # same run as test_nb, and the executed notebook is kept for tools/build_docs.py
+        from build_docs import execute_nb
+        ok, _ = execute_nb(fn, Path(save_dir)/Path(fn).name, ' '.join(flags))
+    else: ok, _ = test_nb(fn, skip_flags=get_config().tst_flags.split(), force_flags=flags, do_print=False)
     return ok, time.time() - t0
 
 def main():
@@ -17,6 +20,7 @@ def main():
     ap.add_argument('paths', nargs='*', help='notebooks to run (default: every notebook in nbs/)')
     ap.add_argument('--flags', default='', help='space-separated test flags to run too, e.g. "slow"')
     ap.add_argument('--n_workers', type=int, default=2)
+    ap.add_argument('--save-executed', metavar='DIR', help='keep the executed notebooks in DIR (tools/build_docs.py reuses _proc_exec/)')
     a = ap.parse_args()
     nbs = Path(get_config().nbs_path)
     files = [Path(p) for p in a.paths] or sorted(f for f in nbs.glob('*.ipynb') if not f.name.startswith('_'))
@@ -24,7 +28,7 @@ def main():
     os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
     # one fresh process per notebook: no state or memory carries over between notebooks
     with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
-        res = list(ex.map(partial(_one, flags=a.flags.split()), files))
+        res = list(ex.map(partial(_one, flags=a.flags.split(), save_dir=a.save_executed), files))
     for f, (ok, dt) in zip(files, res): print(f"{'ok  ' if ok else 'FAIL'} {f.name:32s} {dt:7.1f} s", flush=True)
     failed = [f.name for f, (ok, _) in zip(files, res) if not ok]
     line = f"notebooks: {len(files) - len(failed)} passed, {len(failed)} failed"

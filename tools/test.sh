@@ -23,9 +23,15 @@ fi
 
 echo "== notebook tests (nbdev)"
 status=0
-python tools/run_tests.py || status=$?
+python tools/run_tests.py --save-executed _proc_exec || status=$?
 
-# @@DOCS@@ (offline documentation build and browser check go here)
+echo "== documentation: offline site in _docs/ and README.md from the notebooks (no Quarto needed)"
+docs_args=(--summary .test-summary); [ "${CI:-}" = "true" ] && docs_args+=(--check-readme)
+python tools/build_docs.py "${docs_args[@]}" || status=1
+echo "== documentation: browser check of _docs/ (headless Chromium; screenshots in artifacts/screenshots/)"
+python tools/check_site.py --summary .test-summary || status=1
 
-cat .test-summary
+# every step's summary, then the notebooks' line last
+grep -v '^notebooks:' .test-summary || true
+grep '^notebooks:' .test-summary
 exit $status
