@@ -8,10 +8,11 @@ __all__ = ['SUBCOMMANDS', 'make_parser', 'main']
 # %% ../nbs/09_cli.ipynb #9e4d2bb6
 import argparse, importlib, sys
 
-# %% ../nbs/09_cli.ipynb #5e7b5354
+# %% ../nbs/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
     'bench': ('attn_tokens.bench', 'time the engine against the straightforward implementation'),
     'theory': ('attn_tokens.theory', 'one gradient step on E, then gradient flow on p, against the max-margin solution'),
+    'reproduce': ('attn_tokens.reproduce', "rerun the paper's and the rebuttal's experiments; write figures, results.json and report.md"),
 }
 
 # %% ../nbs/09_cli.ipynb #554a076d

@@ -258,16 +258,20 @@ def eta0_threshold(tokens, labels, V, F):
 
 # %% ../nbs/03_max_margin.ipynb #b34bd18d
 def eta0_exact_threshold(E0, v, tokens, labels, V):
-    "Smallest eta0 making each relevant token the strict arg-max of y E_s(1)^T v (exact, given the init); inf if none."
+    "Smallest eta0 making each sequence's relevant token (else its arg-max of y c_s) the strict arg-max of y E_s(1)^T v; inf if none."
     t = _tokens(tokens); labels = torch.as_tensor(labels); m = t >= 0; y = _labels_pm(labels, E0.dtype)
     u0 = E0 @ v; c = one_step_coef(u0, t, labels)
     rel = relevant_tokens(t, labels, V)
-    r = torch.where(rel[t.clamp(min=0)] & m, t, V).min(1).values
-    if (r == V).any(): return math.inf                          # a sequence without a relevant token
+    relX = rel[t.clamp(min=0)] & m
+    r = torch.where(relX, t, V).min(1).values
     tc = t.clamp(min=0)
+    broken = bool(((r == V) | (torch.where(relX, t, -1).max(1).values != r)).any())   # not exactly one relevant token
+    if broken:   # Assumption 1 broken: use the token selected as eta0 -> inf, the arg-max of y c_s in X
+        r = tc.gather(1, (y[:, None] * c[tc]).masked_fill(~m, -math.inf).argmax(1, keepdim=True)).squeeze(1)
     a = y[:, None] * (c[r][:, None] - c[tc])                     # slope in eta0 of h_r - h_s
     b = y[:, None] * (u0[r][:, None] - u0[tc])                   # value at eta0 = 0
     need = m & (t != r[:, None]) & (b <= 0)
+    if broken: need &= a > 0      # ties in y c_s, which no eta0 separates, are left out
     if (need & (a <= 0)).any(): return math.inf
     return float(torch.where(need, -b / torch.where(need, a, 1.), 0.).max())
 
