@@ -147,10 +147,14 @@ class TokenBatch:
     def n_entries(self): return sum(b.ids.numel() for b in self.blocks)
     def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
 
-# %% ../nbs/00_core.ipynb #e99683ab
+# %% ../nbs/00_core.ipynb #6d8cd5e1
+def _gather(x, ids):
+    "x[ids] for a (V,) or (V, K) tensor and an (n_b, T_b) index, via the fast 1-D index_select."
+    return x.index_select(0, ids.view(-1)).view(*ids.shape, *x.shape[1:])
+
 def _block_weights(z, b):
     "Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max) positions."
-    s = z[b.ids]
+    s = _gather(z, b.ids)
     bias = b.bias_as(z.dtype)
     if bias is not None: s += bias
     m, a = s.max(1, keepdim=True)
@@ -160,7 +164,7 @@ def _block_weights(z, b):
 def _block_logits(u, z, b):
     "Logits f, the weights and the anchored differences delta = u_x - u_anchor of one block."
     w, S, a = _block_weights(z, b)
-    ub = u[b.ids]                                              # (n_b, T_b) or (n_b, T_b, K)
+    ub = _gather(u, b.ids)                                     # (n_b, T_b) or (n_b, T_b, K)
     if u.ndim == 1:
         ua = ub.gather(1, a)
         delta = ub.sub_(ua)
