@@ -44,8 +44,9 @@ def check_labels(labels, n=None, n_classes=None):
 # %% ../nbs/00_core.ipynb #09859866
 def loss_fn(f, labels, reduction='mean'):
     "Logistic loss of logits `f` (n,) with labels in {0,1}, or cross-entropy of logits (n, K)."
-    if f.ndim == 1: return F.softplus(-(2 * labels - 1).to(f.dtype) * f).mean() if reduction == 'mean' else F.softplus(-(2 * labels - 1).to(f.dtype) * f).sum()
-    return F.cross_entropy(f, labels, reduction=reduction)
+    if f.ndim > 1: return F.cross_entropy(f, labels, reduction=reduction)
+    losses = F.softplus(-(2 * labels - 1).to(f.dtype) * f)
+    return losses.mean() if reduction == 'mean' else losses.sum()
 
 def _n_classes(v):
     "Number of classes of the head `v`: 2 for a vector, K for a (K, d) matrix."

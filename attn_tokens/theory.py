@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 from . import core
 from .one_step import *
 from .one_step import _labels_pm, _tokens
+from .data import _atomic_write_npz
 
 # %% ../nbs/03_max_margin.ipynb #9dfe26ca
 _all_ = ['init_params', 'token_weighted_freq', 'signed_freq', 'freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero',
@@ -396,17 +397,10 @@ def cli_parser(p):
     return p
 
 def _save_npz_atomic(path, arrays):
-    "Write an .npz atomically: a temporary file in the same folder, then os.replace."
+    "Write OUT.npz atomically (the data module's writer), adding the .npz suffix; returns the path written."
     path = os.fspath(path)
     if not path.endswith('.npz'): path += '.npz'
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(suffix='.npz', dir=folder)
-    try:
-        with os.fdopen(fd, 'wb') as f: np.savez(f, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.remove(tmp)
-        raise
+    _atomic_write_npz(path, arrays)
     return path
 
 def result_arrays(res):
