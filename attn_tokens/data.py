@@ -14,13 +14,14 @@ import numpy as np
 import pyarrow.parquet as pq
 import torch
 from .core import check_tokens
+from .kernel import CACHE_ENV, default_cache_dir
 
 # %% auto #0
-__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DATA_ENV', 'WORD_PATTERN', 'CACHE_VERSION', 'CACHE_ENV',
-           'TokenData', 'validate_tokens', 'save_tokens', 'load_tokens', 'DatasetUnavailableError', 'hub_status',
-           'load_text_dataset', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'default_cache_dir',
-           'load_tokenized', 'TokenStats', 'token_stats', 'BinStats', 'bin_stats', 'make_assumption1',
-           'continuum_polarity', 'continuum_importance', 'make_importance_continuum', 'make_multiclass']
+__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DATA_ENV', 'WORD_PATTERN', 'CACHE_VERSION', 'TokenData',
+           'validate_tokens', 'save_tokens', 'load_tokens', 'DatasetUnavailableError', 'hub_status',
+           'load_text_dataset', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized',
+           'TokenStats', 'token_stats', 'BinStats', 'bin_stats', 'make_assumption1', 'continuum_polarity',
+           'continuum_importance', 'make_importance_continuum', 'make_multiclass']
 
 # %% ../nbs/01_data.ipynb #831f4a10
 @dataclass
@@ -366,14 +367,6 @@ def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = 
 
 # %% ../nbs/01_data.ipynb #dd2c12c4
 CACHE_VERSION = 1
-CACHE_ENV = 'ATTN_TOKENS_CACHE'
-
-def default_cache_dir() -> Path:
-    "Cache folder: $ATTN_TOKENS_CACHE, else $XDG_CACHE_HOME/attn_tokens, else ~/.cache/attn_tokens."
-    if os.environ.get(CACHE_ENV): return Path(os.environ[CACHE_ENV]).expanduser()
-    base = os.environ.get('XDG_CACHE_HOME') or Path.home()/'.cache'
-    return Path(base).expanduser()/'attn_tokens'
-
 def _file_sha(path, bufsize=1 << 22) -> str:
     h = hashlib.sha256()
     with open(path, 'rb') as f:
