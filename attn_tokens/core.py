@@ -160,7 +160,7 @@ class TokenBatch:
                    ids=uid.to(torch.int32), logc=None if bool((counts == 1).all()) else logc, max_id=Vk - 1)
 
     @property
-    def n_entries(self): return sum(b.ids.numel() for b in self.blocks)
+    def n_entries(self): return len(self.ids)                  # distinct tokens, summed over sequences
     def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
 
 # %% ../nbs/00_core.ipynb #6d8cd5e1

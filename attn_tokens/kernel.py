@@ -308,7 +308,7 @@ def build(cache_dir=None):
             src.unlink(missing_ok=True); Path(tmp).unlink(missing_ok=True)
     raise RuntimeError(f"the kernel did not compile with {cxx} ({version}):\n" + '\n'.join(errors))
 
-# %% ../nbs/00a_kernel.ipynb #2912f187
+# %% ../nbs/00a_kernel.ipynb #74bf75b7
 _SFX = {torch.float32: 'f32', torch.float64: 'f64'}
 
 def _declare(lib):
@@ -335,7 +335,7 @@ def _load():
         warnings.warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same results, slower): {e}\n"
                       f"Set {KERNEL_ENV}=0 to silence this.", RuntimeWarning, stacklevel=3)
         return None, f"unavailable ({str(e).splitlines()[0]})"
-    return lib, f"compiled ({' '.join(flags)})"
+    return lib, f"compiled with {' '.join(flags)}"
 
 def available():
     "Whether the compiled kernel is loaded (building it on first call)."
