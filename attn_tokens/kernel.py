@@ -11,7 +11,7 @@ import ctypes, functools, hashlib, math, os, platform, subprocess, tempfile, war
 from pathlib import Path
 import torch
 
-# %% ../nbs/00a_kernel.ipynb #177f7e5f
+# %% ../nbs/00a_kernel.ipynb #948f4dd9
 _HEADER = r'''
 #include <cmath>
 #include <cstdint>
@@ -20,7 +20,7 @@ _HEADER = r'''
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || (defined(__AVX2__) && defined(__FMA__))
 #include <immintrin.h>
 #endif
 
@@ -72,7 +72,7 @@ template<class T> static inline T exp_neg(T x) {                    // e^x for x
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #b66171c3
+# %% ../nbs/00a_kernel.ipynb #c1ba5c55
 _E_PASSES = r'''
 template<class T> void uz_pass(const T *E, const T *H, T *UZ, int64_t V, int64_t d, int64_t k1, int nt) {
     constexpr int64_t W = 16;
@@ -96,17 +96,89 @@ template<class T> void uz_pass(const T *E, const T *H, T *UZ, int64_t V, int64_t
     }
 }
 
-template<class T> static inline void store_stream(T *dst, const T *src, int64_t n) {
-    int64_t j = 0;
 #if defined(__AVX512F__)
-    constexpr int64_t w = 64 / sizeof(T);
-    for (; j < n && (reinterpret_cast<uintptr_t>(dst + j) & 63); j++) dst[j] = src[j];
-    for (; j + w <= n; j += w) {
-        if constexpr (sizeof(T) == 4) _mm512_stream_ps((float *)(dst + j), _mm512_loadu_ps((const float *)(src + j)));
-        else _mm512_stream_pd((double *)(dst + j), _mm512_loadu_pd((const double *)(src + j)));
-    }
+#define VEC_BYTES 64
+template<class T> struct Vec;
+template<> struct Vec<float> {
+    using V = __m512; static constexpr int64_t w = 16;
+    static V load(const float *p) { return _mm512_loadu_ps(p); }
+    static void store(float *p, V x) { _mm512_storeu_ps(p, x); }
+    static void stream(float *p, V x) { _mm512_stream_ps(p, x); }
+    static V set1(float x) { return _mm512_set1_ps(x); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+};
+template<> struct Vec<double> {
+    using V = __m512d; static constexpr int64_t w = 8;
+    static V load(const double *p) { return _mm512_loadu_pd(p); }
+    static void store(double *p, V x) { _mm512_storeu_pd(p, x); }
+    static void stream(double *p, V x) { _mm512_stream_pd(p, x); }
+    static V set1(double x) { return _mm512_set1_pd(x); }
+    static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
+};
+#elif defined(__AVX2__) && defined(__FMA__)
+#define VEC_BYTES 32
+template<class T> struct Vec;
+template<> struct Vec<float> {
+    using V = __m256; static constexpr int64_t w = 8;
+    static V load(const float *p) { return _mm256_loadu_ps(p); }
+    static void store(float *p, V x) { _mm256_storeu_ps(p, x); }
+    static void stream(float *p, V x) { _mm256_stream_ps(p, x); }
+    static V set1(float x) { return _mm256_set1_ps(x); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+};
+template<> struct Vec<double> {
+    using V = __m256d; static constexpr int64_t w = 4;
+    static V load(const double *p) { return _mm256_loadu_pd(p); }
+    static void store(double *p, V x) { _mm256_storeu_pd(p, x); }
+    static void stream(double *p, V x) { _mm256_stream_pd(p, x); }
+    static V set1(double x) { return _mm256_set1_pd(x); }
+    static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
+};
+#endif
+
+static inline bool aligned(const void *p) {
+#ifdef VEC_BYTES
+    return (reinterpret_cast<uintptr_t>(p) & (VEC_BYTES - 1)) == 0;
+#else
+    return false;
+#endif
+}
+
+template<class T> static inline void store_stream(T *dst, const T *src, int64_t n) {   // dst = src, bypassing the cache
+    int64_t j = 0;
+#ifdef VEC_BYTES
+    for (; j < n && !aligned(dst + j); j++) dst[j] = src[j];
+    for (; j + Vec<T>::w <= n; j += Vec<T>::w) Vec<T>::stream(dst + j, Vec<T>::load(src + j));
 #endif
     for (; j < n; j++) dst[j] = src[j];
+}
+
+// R rows of a binary head (k1 = 2): out_r = g0_r h0 + g1_r h1 streamed out, a0 += sum_r g0_r e_r, a1 += sum_r g1_r e_r.
+// Each column chunk of h0, h1, a0, a1 is loaded once for R rows. False (nothing done) where it does not apply.
+template<class T, int R> static inline bool rank_rows2(const T *e, const T *g, const T *h0, const T *h1, T *o,
+                                                       T *a0, T *a1, int64_t d) {
+#ifdef VEC_BYTES
+    using X = Vec<T>; using VT = typename X::V;
+    if (d % X::w || !aligned(o)) return false;
+    VT G0[R], G1[R];
+    for (int r = 0; r < R; r++) { G0[r] = X::set1(g[2 * r]); G1[r] = X::set1(g[2 * r + 1]); }
+    for (int64_t j = 0; j < d; j += X::w) {
+        VT H0 = X::load(h0 + j), H1 = X::load(h1 + j), A0 = X::load(a0 + j), A1 = X::load(a1 + j);
+        for (int r = 0; r < R; r++) {
+            VT x = X::load(e + r * d + j);
+            X::stream(o + r * d + j, X::fmadd(G1[r], H1, X::mul(G0[r], H0)));
+            A0 = X::fmadd(G0[r], x, A0); A1 = X::fmadd(G1[r], x, A1);
+        }
+        X::store(a0 + j, A0); X::store(a1 + j, A1);
+    }
+    return true;
+#else
+    return false;
+#endif
 }
 
 template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *DH, int64_t V, int64_t d,
@@ -114,13 +186,18 @@ template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *
     nt = n_threads(nt);
     std::vector<T> part((size_t)nt * k1 * d, T(0));
     constexpr int64_t CH = 512;
+    constexpr int R = 4;
     #pragma omp parallel num_threads(nt)
     {
         int t = thread_id();
         T *acc = part.data() + (size_t)t * k1 * d, tmp[CH];
-        for (int64_t s = V * t / nt; s < V * (t + 1) / nt; s++) {
+        const int64_t s1 = V * (t + 1) / nt;
+        for (int64_t s = V * t / nt; s < s1; s++) {
             const T *e = E + s * d, *g = G + s * k1;
-            for (int64_t j0 = 0; j0 < d; j0 += CH) {
+            if (k1 == 2 && s + R <= s1 && rank_rows2<T, R>(e, g, H, H + d, out + s * d, acc, acc + d, d)) {
+                s += R - 1; continue;
+            }
+            for (int64_t j0 = 0; j0 < d; j0 += CH) {               // any head: one row, in chunks
                 int64_t m = d - j0 < CH ? d - j0 : CH;
                 for (int64_t j = 0; j < m; j++) tmp[j] = 0;
                 for (int64_t k = 0; k < k1; k++) {
@@ -131,8 +208,8 @@ template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *
                 store_stream(out + s * d + j0, tmp, m);
             }
         }
-#if defined(__AVX512F__)
-        _mm_sfence();
+#ifdef VEC_BYTES
+        _mm_sfence();                                              // streaming stores are visible after this
 #endif
     }
     for (int64_t i = 0; i < k1 * d; i++) {
@@ -308,7 +385,7 @@ def build(cache_dir=None):
             src.unlink(missing_ok=True); Path(tmp).unlink(missing_ok=True)
     raise RuntimeError(f"the kernel did not compile with {cxx} ({version}):\n" + '\n'.join(errors))
 
-# %% ../nbs/00a_kernel.ipynb #74bf75b7
+# %% ../nbs/00a_kernel.ipynb #e875dde3
 _SFX = {torch.float32: 'f32', torch.float64: 'f64'}
 
 def _declare(lib):
@@ -331,7 +408,7 @@ def _load():
     try:
         path, flags = build()
         lib = _declare(ctypes.CDLL(str(path)))
-    except (RuntimeError, OSError) as e:
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
         warnings.warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same results, slower): {e}\n"
                       f"Set {KERNEL_ENV}=0 to silence this.", RuntimeWarning, stacklevel=3)
         return None, f"unavailable ({str(e).splitlines()[0]})"
