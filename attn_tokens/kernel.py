@@ -11,7 +11,7 @@ import ctypes, functools, hashlib, math, os, platform, subprocess, tempfile, war
 from pathlib import Path
 import torch
 
-# %% ../nbs/00a_kernel.ipynb #948f4dd9
+# %% ../nbs/00a_kernel.ipynb #7ef2f2c2
 _HEADER = r'''
 #include <cmath>
 #include <cstdint>
@@ -42,7 +42,7 @@ static int64_t split(const int64_t *off, int64_t n, int t, int nt) {
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #79e5e0d0
+# %% ../nbs/00a_kernel.ipynb #cb0c1d60
 _EXP = r'''
 template<class T> struct Fmt;
 template<> struct Fmt<float> {
@@ -72,7 +72,7 @@ template<class T> static inline T exp_neg(T x) {                    // e^x for x
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #c1ba5c55
+# %% ../nbs/00a_kernel.ipynb #ee4e21bb
 _E_PASSES = r'''
 template<class T> void uz_pass(const T *E, const T *H, T *UZ, int64_t V, int64_t d, int64_t k1, int nt) {
     constexpr int64_t W = 16;
@@ -220,7 +220,7 @@ template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #ed1f1e98
+# %% ../nbs/00a_kernel.ipynb #e69ea840
 _TOKEN_PASS = r'''
 template<class T> double token_pass(const int64_t *off, const int32_t *ids, const T *logc, const T *u, const T *z,
                                     const int64_t *labels, int64_t n, int64_t V, int64_t K, int64_t maxlen,
@@ -309,7 +309,7 @@ template<class T> double token_pass(const int64_t *off, const int32_t *ids, cons
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #0539ad03
+# %% ../nbs/00a_kernel.ipynb #9b42aebf
 _API = r'''
 extern "C" {
 #define INSTANTIATE(T, SFX)                                                                                    \
