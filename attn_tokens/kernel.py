@@ -422,10 +422,11 @@ def status():
     "One line saying whether the kernel is used and how it was built."
     return _load()[1]
 
-# %% ../nbs/00a_kernel.ipynb #1d628ee2
+# %% ../nbs/00a_kernel.ipynb #468dc8ab
 def _err(msg): raise ValueError(msg)
 
 def _lib():
+    "The loaded library; RuntimeError naming the reason if there is none."
     lib = _load()[0]
     if lib is None: raise RuntimeError(f"the compiled kernel is {status()}; use core's backend='torch'")
     return lib
@@ -440,10 +441,13 @@ def _check(name, t, dtype, shape=None):
     return t
 
 def _suffix(dtype):
+    "'f32' or 'f64', the suffix of the C functions for `dtype`."
     if dtype not in _SFX: _err(f"the kernel computes in float32 or float64, got {dtype}")
     return _SFX[dtype]
 
-def _p(t): return None if t is None else ctypes.c_void_p(t.data_ptr())
+def _p(t):
+    "The data pointer of tensor `t` (None for None)."
+    return None if t is None else ctypes.c_void_p(t.data_ptr())
 
 def exp_neg(x):
     "The kernel's e^x for x <= 0 (exposed to test it)."
