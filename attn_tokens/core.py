@@ -277,7 +277,7 @@ def _rank_update(G, H, E, out, rows=256):
     return acc
 
 def _params(E, p, v, backend):
-    "Checked parameters as (E, H = [v; p], on_kernel), contiguous and detached for the kernel."
+    "The parameters as (E, H = [v; p], on_kernel), E and H contiguous and detached for the kernel."
     on_kernel = _use_kernel(backend, E)
     H = _head(p, v)
     return (E.detach().contiguous(), H.detach().contiguous(), True) if on_kernel else (E, H, False)
