@@ -6,8 +6,8 @@
 __all__ = ['SOURCE', 'CACHE_ENV', 'KERNEL_ENV', 'CXX_FLAGS', 'COMMON_FLAGS', 'default_cache_dir', 'build', 'available', 'status',
            'exp_neg', 'uz_pass', 'rank_pass', 'token_forward', 'token_loss_and_grads']
 
-# %% ../nbs/00a_kernel.ipynb #02b61771
-import ctypes, functools, hashlib, math, os, platform, subprocess, tempfile, warnings
+# %% ../nbs/00a_kernel.ipynb #2a0f1d45
+import ctypes, functools, hashlib, os, platform, subprocess, tempfile, warnings
 from pathlib import Path
 import torch
 
@@ -72,7 +72,7 @@ template<class T> static inline T exp_neg(T x) {                    // e^x for x
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #ee4e21bb
+# %% ../nbs/00a_kernel.ipynb #458de176
 _E_PASSES = r'''
 template<class T> void uz_pass(const T *E, const T *H, T *UZ, int64_t V, int64_t d, int64_t k1, int nt) {
     constexpr int64_t W = 16;
@@ -96,48 +96,27 @@ template<class T> void uz_pass(const T *E, const T *H, T *UZ, int64_t V, int64_t
     }
 }
 
+// Vec<T>: the few vector operations the rank pass needs, for the widest of AVX-512 and AVX2 (+FMA) present.
+#define DEFINE_VEC(T, VT, W, PRE, SFX)                                                            \
+template<> struct Vec<T> {                                                                        \
+    using V = VT; static constexpr int64_t w = W;                                                 \
+    static V load(const T *p) { return PRE##_loadu_##SFX(p); }                                    \
+    static void store(T *p, V x) { PRE##_storeu_##SFX(p, x); }                                    \
+    static void stream(T *p, V x) { PRE##_stream_##SFX(p, x); }                                   \
+    static V set1(T x) { return PRE##_set1_##SFX(x); }                                            \
+    static V fmadd(V a, V b, V c) { return PRE##_fmadd_##SFX(a, b, c); }                          \
+    static V mul(V a, V b) { return PRE##_mul_##SFX(a, b); }                                      \
+};
 #if defined(__AVX512F__)
 #define VEC_BYTES 64
 template<class T> struct Vec;
-template<> struct Vec<float> {
-    using V = __m512; static constexpr int64_t w = 16;
-    static V load(const float *p) { return _mm512_loadu_ps(p); }
-    static void store(float *p, V x) { _mm512_storeu_ps(p, x); }
-    static void stream(float *p, V x) { _mm512_stream_ps(p, x); }
-    static V set1(float x) { return _mm512_set1_ps(x); }
-    static V fmadd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
-    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
-};
-template<> struct Vec<double> {
-    using V = __m512d; static constexpr int64_t w = 8;
-    static V load(const double *p) { return _mm512_loadu_pd(p); }
-    static void store(double *p, V x) { _mm512_storeu_pd(p, x); }
-    static void stream(double *p, V x) { _mm512_stream_pd(p, x); }
-    static V set1(double x) { return _mm512_set1_pd(x); }
-    static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
-    static V mul(V a, V b) { return _mm512_mul_pd(a, b); }
-};
+DEFINE_VEC(float, __m512, 16, _mm512, ps)
+DEFINE_VEC(double, __m512d, 8, _mm512, pd)
 #elif defined(__AVX2__) && defined(__FMA__)
 #define VEC_BYTES 32
 template<class T> struct Vec;
-template<> struct Vec<float> {
-    using V = __m256; static constexpr int64_t w = 8;
-    static V load(const float *p) { return _mm256_loadu_ps(p); }
-    static void store(float *p, V x) { _mm256_storeu_ps(p, x); }
-    static void stream(float *p, V x) { _mm256_stream_ps(p, x); }
-    static V set1(float x) { return _mm256_set1_ps(x); }
-    static V fmadd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
-    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
-};
-template<> struct Vec<double> {
-    using V = __m256d; static constexpr int64_t w = 4;
-    static V load(const double *p) { return _mm256_loadu_pd(p); }
-    static void store(double *p, V x) { _mm256_storeu_pd(p, x); }
-    static void stream(double *p, V x) { _mm256_stream_pd(p, x); }
-    static V set1(double x) { return _mm256_set1_pd(x); }
-    static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
-    static V mul(V a, V b) { return _mm256_mul_pd(a, b); }
-};
+DEFINE_VEC(float, __m256, 8, _mm256, ps)
+DEFINE_VEC(double, __m256d, 4, _mm256, pd)
 #endif
 
 static inline bool aligned(const void *p) {
