@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #de710b34
 from __future__ import annotations
-import hashlib, json, os, re, socket, tempfile, warnings, zipfile
+import hashlib, json, os, re, socket, warnings, zipfile
 from collections import defaultdict
 from dataclasses import dataclass, asdict
 from pathlib import Path
@@ -14,14 +14,14 @@ import numpy as np
 import pyarrow.parquet as pq
 import torch
 from .core import check_tokens
-from .kernel import CACHE_ENV, default_cache_dir
+from .files import DATA_ENV, default_cache_dir, env_flag, save_npz
 
 # %% auto #0
-__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DATA_ENV', 'WORD_PATTERN', 'CACHE_VERSION', 'TokenData',
-           'validate_tokens', 'save_tokens', 'load_tokens', 'DatasetUnavailableError', 'hub_status',
-           'load_text_dataset', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized',
-           'TokenStats', 'token_stats', 'BinStats', 'bin_stats', 'make_assumption1', 'continuum_polarity',
-           'continuum_importance', 'make_importance_continuum', 'make_multiclass']
+__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'WORD_PATTERN', 'CACHE_VERSION', 'TokenData', 'validate_tokens',
+           'save_tokens', 'load_tokens', 'DatasetUnavailableError', 'hub_status', 'load_text_dataset', 'Tokenizer',
+           'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized', 'TokenStats', 'token_stats', 'BinStats',
+           'bin_stats', 'make_assumption1', 'continuum_polarity', 'continuum_importance', 'make_importance_continuum',
+           'make_multiclass']
 
 # %% ../nbs/01_data.ipynb #831f4a10
 @dataclass
@@ -120,27 +120,13 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
         check_tokens(torch.from_numpy(tokens.astype(np.int64)), V, torch.from_numpy(labels.astype(np.int64)), n_classes)
 
 # %% ../nbs/01_data.ipynb #692fbfba
-def _atomic_write_npz(path, arrays: dict):
-    "Write `arrays` to `path` (uncompressed .npz) atomically: temp file in the same folder, then os.replace."
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + '.', suffix='.tmp')
-    try:
-        with os.fdopen(fd, 'wb') as f:
-            np.savez(f, **arrays)
-            f.flush(); os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp): os.unlink(tmp)
-        raise
-
 def save_tokens(path, data: TokenData):
     "Save `data` to the .npz token file `path` (validated, written atomically)."
     validate_tokens(data.tokens, data.labels, data.V, data.vocab, data.num_classes, where=str(path))
     arrays = dict(tokens=data.tokens.numpy().astype(np.int64), labels=data.labels.numpy().astype(np.int64),
                   V=np.int64(data.V), n_classes=np.int64(data.n_classes))
     if data.vocab is not None: arrays['vocab'] = np.array(data.vocab, dtype=str)
-    _atomic_write_npz(path, arrays)
+    save_npz(path, arrays)
 
 def load_tokens(path) -> TokenData:
     "Load and validate a .npz token file (keys `tokens`, `labels`, optional `vocab`, `V`, `n_classes`)."
@@ -173,7 +159,6 @@ HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity'
 LOCAL_ONLY = ('yelp_sentences',)
 DERIVED = {'yelp_review_full_binary': 'yelp_review_full'}
 KNOWN_DATASETS = tuple(HUB_IDS) + LOCAL_ONLY + tuple(DERIVED)
-DATA_ENV = 'ATTN_TOKENS_DATA'
 
 class DatasetUnavailableError(FileNotFoundError):
     "The dataset has no local copy and the Hub cannot be used."
@@ -192,13 +177,11 @@ def _local_files(name, data_dir=None) -> Optional[dict]:
         if 'train' in files: return files
     return None
 
-def _truthy(v): return str(v).strip().lower() in ('1', 'true', 'yes', 'on')
-
 _HUB_OK = {}
 def hub_status(timeout: float = 3.) -> Optional[str]:
     "None if the Hub looks usable, else why not (offline env var, or host not reachable)."
     for k in ('HF_HUB_OFFLINE', 'HF_DATASETS_OFFLINE'):
-        if _truthy(os.environ.get(k, '')): return f"offline ({k}={os.environ[k]})"
+        if env_flag(k, default=False): return f"offline ({k}={os.environ[k]})"
     if any(os.environ.get(k) for k in ('HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy')): return None  # cannot probe through a proxy
     host = urlparse(os.environ.get('HF_ENDPOINT', 'https://huggingface.co')).hostname or 'huggingface.co'
     if host not in _HUB_OK:
@@ -429,7 +412,7 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
     if got is None:
         arrays, meta = _tokenize_dataset(load(), tok, min_count, max_size)
         meta.update(version=CACHE_VERSION, key=key, spec=spec, sha256=_arrays_sha(arrays))
-        if cache: _atomic_write_npz(path, dict(arrays, meta=np.array(json.dumps(meta))))
+        if cache: save_npz(path, dict(arrays, meta=np.array(json.dumps(meta))))
     else: arrays, meta = got
     vocab = arrays['vocab'].tolist()
     out = []

@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 from . import core
 from .one_step import *
 from .one_step import _labels_pm, _tokens
-from .data import _atomic_write_npz
+from .files import save_npz
 
 # %% ../nbs/03_max_margin.ipynb #9dfe26ca
 _all_ = ['init_params', 'token_weighted_freq', 'signed_freq', 'freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero',
@@ -400,7 +400,7 @@ def _save_npz_atomic(path, arrays):
     "Write OUT.npz atomically (the data module's writer), adding the .npz suffix; returns the path written."
     path = os.fspath(path)
     if not path.endswith('.npz'): path += '.npz'
-    _atomic_write_npz(path, arrays)
+    save_npz(path, arrays)
     return path
 
 def result_arrays(res):
