@@ -3,15 +3,17 @@
 
     python tools/build_docs.py                  # execute (or reuse) notebooks, render _docs/, write README.md
     python tools/build_docs.py --check-readme   # CI: also fail if the committed README.md was out of date
-    python tools/build_docs.py --execute-only   # only refresh _proc_exec/ (for `nbdev_docs --path _proc_exec`)
 
-Steps: (1) execute every notebook of nbs/ like nbdev's test_nb (cwd nbs/, IN_TEST=1, `slow` cells skipped)
-into _proc_exec/, reusing a saved copy when neither the notebook nor the library changed (`run_tests.py
---save-executed _proc_exec` leaves such copies); (2) nbdev's own processing (`proc_nbs`: hidden cells,
-show_doc, directives) into _proc/; (3) pandoc renders each page: MathML math (no network, no JavaScript),
-highlighted code, figures copied next to the pages, a sidebar in the order of nbs/sidebar.yml, .ipynb links
-rewritten to .html; (4) README.md from the processed nbs/index.ipynb (pandoc, GitHub markdown).
-With Quarto installed, `nbdev_docs --path _proc_exec` renders the same executed notebooks with nbs/_quarto.yml.
+This is the site that is published (.github/workflows/deploy.yaml runs this script, then tools/check_site.py,
+and deploys _docs/ only when the browser check passes), so the pages readers see are the pages that are checked.
+Steps: (0) nbs/sidebar.yml must list every notebook and name no missing one (it is the one page list, also
+read by Quarto for `nbdev_preview`); (1) execute every notebook of nbs/ like nbdev's test_nb (cwd nbs/,
+IN_TEST=1, `slow` cells skipped) into _proc_exec/, reusing a saved copy when neither the notebook nor the
+library changed (`run_tests.py --save-executed _proc_exec` leaves such copies); (2) nbdev's own processing
+(`proc_nbs`: hidden cells, show_doc, directives) into _proc/; (3) pandoc renders each page: MathML math (no
+network, no JavaScript), highlighted code, figures copied next to the pages, a sidebar in the order of
+nbs/sidebar.yml, .ipynb links rewritten to .html; (4) README.md from the processed nbs/index.ipynb (pandoc,
+GitHub markdown).
 """
 import argparse, base64, difflib, fnmatch, hashlib, html, json, os, re, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -115,17 +117,6 @@ def execute_all(files, exec_dir, n_workers=2, force=False):
     return failed
 
 
-def mirror_resources(nbs, exec_dir):
-    "Copy nbs/'s other files (_quarto.yml, sidebar.yml, styles.css, figures) next to the executed notebooks."
-    for f in nbs.rglob('*'):
-        rel = f.relative_to(nbs)
-        if f.is_dir() or f.suffix == '.ipynb' or any(p.startswith('.') or p in ('__pycache__',) for p in rel.parts): continue
-        d = exec_dir/rel
-        if d.exists() and d.stat().st_mtime >= f.stat().st_mtime and d.stat().st_size == f.stat().st_size: continue
-        d.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(f, d)
-
-
 # ---------------------------------------------------------------- (2) nbdev processing
 def _proc_one(job):
     "nbdev's processing of one notebook (what proc_nbs runs for it); returns (error message or None, warnings)."
@@ -159,10 +150,6 @@ def process(exec_dir, files, n_workers=2):
     cache = Path(_cfg().config_path)/'_proc'
     if cache.exists(): shutil.rmtree(cache)
     cache.mkdir()
-    for f in exec_dir.rglob('*'):
-        if f.is_file() and f.suffix != '.ipynb':
-            (cache/f.relative_to(exec_dir)).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, cache/f.relative_to(exec_dir))
     jobs = [(exec_dir/f.name, cache/f.name, FilterDefaults) for f in files]
     # one process per notebook: IPython's shell replaces __main__ in the process it runs in
     with ProcessPoolExecutor(n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
@@ -302,25 +289,33 @@ def rewrite_links(md, fix):
 def _is_local(t): return not re.match(r'^[a-zA-Z][\w+.-]*:|^#|^/', t)
 
 
-# ---------------------------------------------------------------- sidebar (paper order)
+# ---------------------------------------------------------------- sidebar: the one page list
 def read_sidebar(nbs, names):
-    """nbs/sidebar.yml (also Quarto's sidebar) -> [(section title or None, [notebook names])].
-    Items: 'x.ipynb', {href, text}, {section, contents}, {auto: glob} or a glob string; notebooks it does
-    not list are added under 'More' so new notebooks always show up."""
+    """nbs/sidebar.yml, the one list of pages (also Quarto's sidebar, for `nbdev_preview`), for the notebooks
+    `names` -> ([(section title or None, [notebook names])], {notebook: link text}, [problems]).
+    Items: 'x.ipynb', {href, text}, {section, contents}, {auto: glob} or a glob string. Problems: a notebook
+    it does not list (it goes under 'More'), one it lists twice, an entry that names no notebook (a rename or
+    a split left it stale)."""
     import yaml
     p = nbs/'sidebar.yml'
-    items = (yaml.safe_load(p.read_text()) or {}).get('website', {}).get('sidebar', {}).get('contents', []) if p.exists() else []
-    texts, seen = {}, []
+    if not p.exists(): return [(None, sorted(names))], {}, [f'{p.as_posix()} does not exist']
+    items = (yaml.safe_load(p.read_text()) or {}).get('website', {}).get('sidebar', {}).get('contents', [])
+    texts, problems = {}, []
 
     def expand(item):
         if isinstance(item, dict) and 'auto' in item: item = item['auto']
         if isinstance(item, dict):
             href = item.get('href')
             if href and 'text' in item: texts[href] = item['text']
-            return [href] if href in names else []
+            if href in names: return [href]
+            if not href or _is_local(href): problems.append(f'entry {item!r} names no notebook of nbs/')
+            return []
         if isinstance(item, str):
-            if any(ch in item for ch in '*?['): return [n for n in sorted(names) if fnmatch.fnmatch(n, item) and n != 'index.ipynb']
-            return [item] if item in names else []
+            glob = any(ch in item for ch in '*?[')
+            got = [n for n in sorted(names) if fnmatch.fnmatch(n, item) and n != 'index.ipynb'] if glob else [item] if item in names else []
+            if not got: problems.append(f"entry '{item}' {'matches' if glob else 'names'} no notebook of nbs/")
+            return got
+        problems.append(f'entry {item!r} is not a notebook name, a glob, {{text, href}}, {{auto}} or {{section, contents}}')
         return []
 
     groups = []
@@ -331,16 +326,16 @@ def read_sidebar(nbs, names):
             groups.append((it['section'], got))
         else:
             groups.append((None, expand(it)))
-    listed = {n for _, g in groups for n in g}
+    listed = [n for _, g in groups for n in g]
+    problems += [f'{n} is listed {listed.count(n)} times' for n in sorted(set(listed)) if listed.count(n) > 1]
     rest = [n for n in sorted(names) if n not in listed]
-    if rest:
-        print(f'note: not in nbs/sidebar.yml (listed under "More"): {", ".join(rest)}')
-        groups.append(('More', rest))
+    problems += [f'{n} is not listed' for n in rest]
+    if rest: groups.append(('More', rest))
     out, done = [], set()
     for sec, g in groups:
         g = [n for n in g if not (n in done or done.add(n))]
         if g: out.append((sec, g))
-    return out, texts
+    return out, texts, problems
 
 
 # ---------------------------------------------------------------- (3) pandoc
@@ -474,7 +469,7 @@ def build_site(cache, nbs, docs, names, clean=True):
     fms = {n: frontmatter(nb) for n, nb in nbs_.items()}
     out_names = {n: fms[n].get('output-file') or (Path(n).stem + '.html') for n in names}
     titles = {n: str(fms[n].get('title') or Path(n).stem) for n in names}
-    groups, texts = read_sidebar(nbs, set(names))
+    groups, texts, _ = read_sidebar(nbs, set(names))   # checked against nbs/ in main(), before any work
     order = [n for _, g in groups for n in g]
     titles_html = {n: md_inline(titles[n]) for n in names}
     if clean and docs.exists(): shutil.rmtree(docs)
@@ -569,7 +564,6 @@ def readme_markdown(cache, names):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--force', action='store_true', help='execute every notebook again, even when a saved copy is fresh')
-    ap.add_argument('--execute-only', action='store_true', help='only execute notebooks into _proc_exec/ (for nbdev_docs --path _proc_exec)')
     ap.add_argument('--check-readme', action='store_true', help='exit 1 if README.md was not already in sync with nbs/index.ipynb')
     ap.add_argument('--n_workers', type=int, default=2)
     ap.add_argument('--summary', metavar='FILE', help='append a one-line summary to FILE (tools/test.sh: .test-summary)')
@@ -581,17 +575,20 @@ def main():
     cfg = _cfg()
     nbs, docs = Path(cfg.nbs_path), Path(cfg.doc_path)
     files = source_notebooks(nbs)
+    _, _, problems = read_sidebar(nbs, {f.name for f in files})
+    if problems:
+        sys.exit('nbs/sidebar.yml is the one list of pages (this site and nbdev_preview both take theirs from it) '
+                 'and does not match the notebooks in nbs/:\n  ' + '\n  '.join(problems) + '\nFix: list every notebook of nbs/ '
+                 'in nbs/sidebar.yml exactly once, under the section it belongs to, and drop entries of renamed or deleted notebooks.')
     EXEC_DIR.mkdir(exist_ok=True)
     failed = execute_all(files, EXEC_DIR, a.n_workers, a.force)
-    mirror_resources(nbs, EXEC_DIR)
     t1 = time.time()
     print(f'execute: {t1 - t0:.1f} s' + (f'; notebooks with errors (their pages show the traceback): {", ".join(failed)}' if failed else ''))
-    if a.execute_only: return 1 if failed else 0
     cache, proc_errs = process(EXEC_DIR, files, a.n_workers)
     t2 = time.time()
     print(f'process (nbdev proc_nbs): {t2 - t1:.1f} s')
     for n, e in proc_errs.items():
-        print(f'nbdev could not process {n} (nbdev_docs would fail the same way), so it has no page:\n  '
+        print(f'nbdev could not process {n} (nbdev_preview would fail the same way), so it has no page:\n  '
               + '\n  '.join(e.splitlines()) + '\n  (nbdev runs every cell that contains an import, even one inside a function, '
               'without the cells before it, to render show_doc: keep imports in cells of their own; see the nbdev FAQ)', file=sys.stderr)
     names = [f.name for f in files if f.name not in proc_errs]

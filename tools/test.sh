@@ -25,7 +25,7 @@ echo "== notebook tests (nbdev)"
 status=0
 python tools/run_tests.py --save-executed _proc_exec || status=$?
 
-echo "== documentation: offline site in _docs/ and README.md from the notebooks (no Quarto needed)"
+echo "== documentation: the published site (offline, no Quarto) in _docs/ and README.md from the notebooks"
 docs_args=(--summary .test-summary); [ "${CI:-}" = "true" ] && docs_args+=(--check-readme)
 python tools/build_docs.py "${docs_args[@]}" || status=1
 echo "== documentation: browser check of _docs/ (headless Chromium; screenshots in artifacts/screenshots/)"
