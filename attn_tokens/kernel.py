@@ -7,10 +7,10 @@ __all__ = ['SOURCE', 'CXX_FLAGS', 'COMMON_FLAGS', 'build', 'available', 'status'
            'token_forward', 'token_loss_and_grads']
 
 # %% ../nbs/00a_kernel.ipynb #2a0f1d45
-import ctypes, functools, hashlib, os, platform, subprocess, tempfile, warnings
+import ctypes, functools, hashlib, json, os, platform, subprocess, sys, tempfile, warnings
 from pathlib import Path
 import torch
-from .files import KERNEL_ENV, default_cache_dir, env_flag
+from .files import KERNEL_ENV, atomic_write, clean_stale_tmp, default_cache_dir, env_flag, folder_lock
 
 # %% ../nbs/00a_kernel.ipynb #7ef2f2c2
 _HEADER = r'''
@@ -332,29 +332,66 @@ def _compiler_version(cxx):
     except (OSError, subprocess.SubprocessError): return None
     return r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else None
 
+# %% ../nbs/00a_kernel.ipynb #500ca947
+def _warn(msg):
+    "A RuntimeWarning that points at the first caller outside the package (one line when that has no source)."
+    level, f = 1, sys._getframe(0)
+    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'attn_tokens': level, f = level + 1, f.f_back
+    warnings.warn(msg, RuntimeWarning, stacklevel=level)
+
+def _record_path(lib: Path) -> Path:
+    "The record `engine-<key>.json` of the library `engine-<key>.so`."
+    return lib.with_suffix('.json')
+
+def _record(data: bytes, flags) -> dict: return {'size': len(data), 'sha256': hashlib.sha256(data).hexdigest(), 'flags': list(flags)}
+
+def _damage(lib: Path, flags):
+    "None where the library `lib` matches its record, else what is wrong with it (one line)."
+    rec = _record_path(lib)
+    try: want = json.loads(rec.read_text())
+    except FileNotFoundError: return f"there is no record {rec.name} of its build"
+    except (OSError, ValueError) as e: return f"its record {rec.name} cannot be read ({type(e).__name__})"
+    try: data = lib.read_bytes()
+    except OSError as e: return f"it cannot be read ({e.strerror})"
+    got = _record(data, flags)
+    if not isinstance(want, dict) or want.get('flags') != got['flags']: return f"its record {rec.name} is not of this build"
+    if want.get('size') != got['size']: return f"it has {got['size']} bytes where its build wrote {want.get('size')}"
+    if want.get('sha256') != got['sha256']: return "its SHA-256 differs from its build's"
+    return None
+
+def _compile(cxx, flags, lib: Path):
+    "Compile SOURCE with `flags` into `lib`, then write its record; None, or the compiler's error."
+    with tempfile.TemporaryDirectory(prefix='attn_tokens-kernel-') as tmp:
+        src, out = Path(tmp)/'engine.cpp', Path(tmp)/'engine.so'
+        src.write_text(SOURCE)
+        r = subprocess.run([cxx, *flags, *COMMON_FLAGS, str(src), '-o', str(out)], capture_output=True, text=True, timeout=600)
+        if r.returncode != 0: return r.stderr.strip()[-400:] or f"exit code {r.returncode}"
+        data = out.read_bytes()
+    atomic_write(lib, data)                                            # the library, synced to disk, then
+    atomic_write(_record_path(lib), json.dumps(_record(data, flags)))  # its record
+    return None
+
+# %% ../nbs/00a_kernel.ipynb #1446e936
 def build(cache_dir=None):
-    "Compile the kernel, or reuse an earlier build; return (library path, flags). RuntimeError if it cannot be built."
+    "Compile the kernel, or reuse an earlier build that matches its record; return (library path, flags). RuntimeError if it cannot be built."
     cxx = os.environ.get('CXX') or 'c++'
     version = _compiler_version(cxx)
     if version is None: raise RuntimeError(f"no C++ compiler: `{cxx} --version` failed; install g++ or clang++, or set $CXX")
     folder = Path(cache_dir or default_cache_dir())/'kernels'
-    folder.mkdir(parents=True, exist_ok=True)
     errors = []
     for flags in CXX_FLAGS:
         key = hashlib.sha256('\0'.join((SOURCE, version, _cpu_signature()) + flags + COMMON_FLAGS).encode()).hexdigest()[:16]
-        path = folder/f'engine-{key}.so'
-        if path.exists(): return path, flags
-        fd, tmp = tempfile.mkstemp(suffix='.so', dir=folder); os.close(fd)
-        src = Path(tmp).with_suffix('.cpp')
-        try:
-            src.write_text(SOURCE)
-            r = subprocess.run([cxx, *flags, *COMMON_FLAGS, str(src), '-o', tmp], capture_output=True, text=True, timeout=600)
-            if r.returncode == 0:
-                os.replace(tmp, path)
-                return path, flags
-            errors.append(f"{' '.join(flags)}: {r.stderr.strip()[-400:]}")
-        finally:
-            src.unlink(missing_ok=True); Path(tmp).unlink(missing_ok=True)
+        lib = folder/f'engine-{key}.so'
+        if lib.exists() and _damage(lib, flags) is None: return lib, flags   # the usual case, without the lock
+        with folder_lock(folder):                 # one builder at a time; the others then find its build
+            if lib.exists():
+                damage = _damage(lib, flags)
+                if damage is None: return lib, flags
+                _warn(f"attn_tokens: the compiled kernel {lib} is damaged or incomplete ({damage}); deleting it and building it again")
+            for p in (lib, _record_path(lib)): p.unlink(missing_ok=True); clean_stale_tmp(p)
+            error = _compile(cxx, flags, lib)
+            if error is None: return lib, flags
+            errors.append(f"{' '.join(flags)}: {error}")
     raise RuntimeError(f"the kernel did not compile with {cxx} ({version}):\n" + '\n'.join(errors))
 
 # %% ../nbs/00a_kernel.ipynb #e875dde3
@@ -381,8 +418,8 @@ def _load():
         path, flags = build()
         lib = _declare(ctypes.CDLL(str(path)))
     except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-        warnings.warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same results, slower): {e}\n"
-                      f"Set {KERNEL_ENV}=0 to silence this.", RuntimeWarning, stacklevel=3)
+        _warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same results, slower): {e}\n"
+              f"Set {KERNEL_ENV}=0 to silence this.")
         return None, f"unavailable ({str(e).splitlines()[0]})"
     return lib, f"compiled with {' '.join(flags)}"
 
