@@ -5,14 +5,14 @@
 # %% auto #0
 __all__ = ['selection', 'Assumption1Check', 'relevant_tokens', 'check_assumption1', 'constraint_pairs', 'MaxMarginResult',
            'max_margin', 'orthonormal_closed_form', 'p_loss_and_grad', 'selection_mass', 'GDHistory', 'gd_p',
-           'eta0_threshold', 'eta0_exact_threshold', 'pair_weights', 'ProtocolConfig', 'ProtocolResult', 'run_protocol',
-           'cli_parser', 'result_arrays', 'cli_run', 'init_params', 'token_weighted_freq', 'signed_freq', 'freq',
-           'f0_uniform', 'one_step_coef', 'grad_p_at_zero', 'one_step', 'one_step_exact', 'logistic_taylor_remainder',
-           'init_bound', 'one_step_error_bound', 'one_step_prediction', 'one_step_relative_error',
-           'relative_error_vs_d', 'multiclass_signed_freq', 'one_step_coef_multiclass']
+           'eta0_threshold', 'eta0_exact_threshold', 'pair_weights', 'ProtocolConfig', 'json_safe', 'ProtocolResult',
+           'run_protocol', 'cli_parser', 'result_arrays', 'cli_run', 'init_params', 'token_weighted_freq',
+           'signed_freq', 'freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero', 'one_step', 'one_step_exact',
+           'logistic_taylor_remainder', 'init_bound', 'one_step_error_bound', 'one_step_prediction',
+           'one_step_relative_error', 'relative_error_vs_d', 'multiclass_signed_freq', 'one_step_coef_multiclass']
 
 # %% ../nbs/03_max_margin.ipynb #11096b6b
-import argparse, json, math, os, sys, tempfile, time
+import argparse, json, math, operator, os, sys, tempfile, time
 from dataclasses import dataclass, field, asdict
 import numpy as np
 import scipy.optimize
@@ -21,7 +21,8 @@ from tqdm.auto import tqdm
 from . import core
 from .one_step import *
 from .one_step import _labels_pm, _tokens
-from .files import save_npz
+from .files import check_output, save_npz
+from .cli import SEED_MAX, positive_float, positive_int, seed_int
 
 # %% ../nbs/03_max_margin.ipynb #9dfe26ca
 _all_ = ['init_params', 'token_weighted_freq', 'signed_freq', 'freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero',
@@ -169,6 +170,22 @@ def orthonormal_closed_form(pairs):
     lp = scipy.optimize.linprog(np.zeros(len(pairs)), A_eq=Aeq, b_eq=beq, bounds=(0, None), method='highs')
     return z, lp.status == 0
 
+# %% ../nbs/03_max_margin.ipynb #6d1a9c3e
+def _check_int(name, x, lo, fix='', hi=None) -> int:
+    "`x` as an int in [lo, hi], or a ValueError naming `name`, the value and the fix."
+    try: i = None if isinstance(x, bool) else operator.index(x)
+    except TypeError: i = None
+    if i is None or i < lo or (hi is not None and i > hi):
+        raise ValueError(f"{name} = {x!r} is not an integer {f'>= {lo}' if hi is None else f'in [{lo}, {hi}]'}{fix}")
+    return i
+
+def _check_pos(name, x, fix='') -> float:
+    "`x` as a finite float > 0, or a ValueError naming `name`, the value and the fix."
+    try: f = math.nan if isinstance(x, (str, bytes, bool)) else float(x)
+    except (TypeError, ValueError, RuntimeError): f = math.nan
+    if not (math.isfinite(f) and f > 0): raise ValueError(f"{name} = {x!r} is not a finite number > 0{fix}")
+    return f
+
 # %% ../nbs/03_max_margin.ipynb #3313b9a4
 def p_loss_and_grad(E, u, p, tokens, labels):
     "Loss and p-gradient with E, v fixed: core.uz_loss_and_grads on (u, E p), then dp = E^T gz."
@@ -212,7 +229,7 @@ def _one_minus_cos(p, q):
 def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=None, sel=None,
          record_every=1, progress=False, grad_fn=None, keep_p_every=0):
     "GD (or normalised GD) on p with E, v fixed, from p0 (default 0); records a GDHistory against `mm` (MaxMarginResult)."
-    if steps < 0 or lr <= 0: raise ValueError(f"need steps >= 0 and lr > 0 (got steps={steps}, lr={lr})")
+    steps, record_every, lr = _check_int('steps', steps, 0), _check_int('record_every', record_every, 1), _check_pos('lr', lr)
     batch = core.TokenBatch.make(_tokens(tokens), labels, E.shape[0])
     u = E @ v
     p = torch.zeros(E.shape[1], dtype=E.dtype) if p0 is None else p0.clone()
@@ -236,8 +253,10 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         if t % record_every == 0 or t == steps: record(t, loss, g)
         if keep_p_every and (t % keep_p_every == 0 or t == steps): h.ps[t] = p.clone()
         if t == steps: break
-        if not torch.isfinite(gmax) or gmax == 0:
-            h.stop_reason = f'gradient underflow or non-finite at step {t} (max |grad| = {gmax.item():.3g})'
+        if not (torch.isfinite(gmax) and math.isfinite(loss)):
+            h.stop_reason = f'non-finite loss or gradient at step {t} (loss {float(loss):.3g}, max |grad| = {gmax.item():.3g})'
+        elif gmax == 0: h.stop_reason = f'gradient underflow at step {t} (max |grad| = 0)'
+        if h.stop_reason != 'steps':
             if h.step[-1] != t: record(t, loss, g)
             break
         gs = g / gmax
@@ -294,7 +313,7 @@ def pair_weights(E, v, p, tokens, labels, sel, pairs):
 # %% ../nbs/03_max_margin.ipynb #7c03afb0
 @dataclass
 class ProtocolConfig:
-    "Configuration of the two-stage protocol."
+    "Configuration of the two-stage protocol (checked when made: a ValueError names a bad field and the fix)."
     d: int = 64
     eta0: float | None = None       # None: eta0_factor x the exact threshold with the realised init
     eta0_factor: float = 1.2
@@ -304,7 +323,27 @@ class ProtocolConfig:
     final_margin: float = 300.
     record_every: int = 10
     progress: bool = False
+    def __post_init__(self): self.check()
+    def check(self):
+        "Raise a ValueError naming the first bad field and what to pass instead."
+        for k in ('d', 'steps', 'record_every'): _check_int(k, getattr(self, k), 1, f"; pass {k} >= 1 (default {getattr(type(self), k)})")
+        _check_int('seed', self.seed, 0, "; pass e.g. seed=0", SEED_MAX)
+        if self.eta0 is not None: _check_pos('eta0', self.eta0, "; pass a stage-1 step > 0, or eta0=None for eta0_factor x the exact threshold")
+        _check_pos('eta0_factor', self.eta0_factor, "; pass a factor > 0 (default 1.2, just past the exact threshold)")
+        if self.lr is not None: _check_pos('lr', self.lr, "; pass a normalised-GD step > 0, or lr=None for final_margin * ||p_mm|| / steps")
+        _check_pos('final_margin', self.final_margin, "; pass the target final minimum score gap (default 300; below ~700, "
+                   "where float64 softmax weights underflow)")
 
+# %% ../nbs/03_max_margin.ipynb #c5e8f1a2
+def json_safe(x):
+    "A copy of `x` that strict JSON accepts: NaN/inf -> None, numpy/torch scalars -> Python numbers, tuples -> lists, keys -> str."
+    if isinstance(x, dict): return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)): return [json_safe(v) for v in x]
+    if isinstance(x, (np.generic, torch.Tensor)): x = x.item()
+    if isinstance(x, float) and not math.isfinite(x): return None
+    return x
+
+# %% ../nbs/03_max_margin.ipynb #e8b4d2c7
 @dataclass
 class ProtocolResult:
     "Everything the protocol produced (tensors float64)."
@@ -327,12 +366,12 @@ class ProtocolResult:
     one_step_bound_holds: bool       # Proposition C's bound holds for every token
     time_s: float
     def summary(self):
-        "Key numbers as a JSON-serialisable dict."
+        "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
         H = self.history.arrays(); omc = H['one_minus_cos']
         tail = omc[len(omc) // 2:]
         a1 = self.assumption1
         hit = np.flatnonzero(omc <= 1e-3) if self.mm.feasible else []
-        return dict(
+        return json_safe(dict(
             one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
             cos=(1 - float(omc[-1])) if self.mm.feasible else None, one_minus_cos=float(omc[-1]) if self.mm.feasible else None,
             one_minus_cos_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
@@ -347,35 +386,89 @@ class ProtocolResult:
             selection_reached=bool(H['sel_mass'][-1] > 0.99),
             d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
             steps=int(H['step'][-1]),
-            stop=self.history.stop_reason, time_s=round(self.time_s, 3))
+            stop=self.history.stop_reason, time_s=round(self.time_s, 3)))
 
+# %% ../nbs/03_max_margin.ipynb #0f3b7e5d
+def _int_ids(x, name):
+    "`x` (tensor, array or list of ids) as int64; ValueError for a non-integer dtype (fractional ids are never truncated)."
+    x = torch.as_tensor(x)
+    if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool:
+        bad = (~torch.isfinite(x) | (x != x.round())) if x.dtype.is_floating_point else torch.zeros(0, dtype=torch.bool)
+        held = f" holding {x[bad][0].item()!r}, not a whole number" if bad.any() else ''
+        raise ValueError(f"{name} must be integer ids, got dtype {x.dtype}{held}; pass integer ids (an int64 array or tensor)")
+    return x.to(torch.long)
+
+def _eta0_text(eta, eta_ex):
+    "eta0 and how far past the exact threshold it is, for messages."
+    far = f", {eta / eta_ex:.3g} x the exact threshold {eta_ex:.4g}" if 0 < eta_ex < math.inf else f", exact threshold {eta_ex:.4g}"
+    return f"eta0 = {eta:.3g}{far}"
+
+def _auto_eta0(cfg, eta_ex):
+    "eta0_factor x the exact threshold, or a ValueError saying why it cannot be used."
+    eta = cfg.eta0_factor * eta_ex
+    if math.isfinite(eta) and eta > 0: return eta
+    why = ('no stage-1 step makes the selected token the strict arg-max of y E_s^T v in every sequence' if math.isinf(eta_ex)
+           else 'the init already makes the selected token the arg-max everywhere' if eta_ex == 0 else 'overflow')
+    raise ValueError(f"eta0 could not be set automatically: {cfg.eta0_factor} x the exact threshold {eta_ex:.4g} is not a "
+                     f"finite step > 0 ({why}); pass eta0 > 0")
+
+def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
+    "ValueError if stage 2 cannot start from p = 0: stage 1 overflowed, or the loss gradient in p at 0 is 0 or not finite."
+    fix = f"pass a smaller eta0 ({_eta0_text(eta, eta_ex)}; the default is 1.2 x the exact threshold)"
+    if not (torch.isfinite(E1).all() and torch.isfinite(u1).all()):
+        raise ValueError(f"stage 1 overflows float64 (E(1) or E(1) v has non-finite entries); {fix}")
+    loss, g = p_loss_and_grad(E1, u1, torch.zeros(E1.shape[1], dtype=E1.dtype), batch, labels)
+    gmax = g.abs().max().item()
+    if math.isfinite(loss) and math.isfinite(gmax) and gmax > 0: return
+    what = f"the loss gradient in p at p = 0 is {'0 (underflow)' if gmax == 0 else 'not finite'}"
+    umax = u1.abs().max().item()
+    if umax > 700:                    # sigmoid(-y f) underflows in float64: the logistic loss is saturated
+        raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach {umax:.3g} and saturate the loss; {fix}")
+    raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check that sequences hold distinct tokens)")
+
+def _check_stage2_end(p, hist, lr):
+    "ValueError if stage 2 left float64's range, or stopped early (gradient underflow) before selecting: lr too large."
+    stop, fix = hist.stop_reason, f"the normalised-GD step lr = {lr:.3g} is too large: pass a smaller lr (or final_margin, which sets the default lr)"
+    if stop.startswith('non-finite') or not (torch.isfinite(p).all() and math.isfinite(hist.loss[-1])):
+        why = stop if stop.startswith('non-finite') else f'p or the loss is not finite at step {int(hist.step[-1])}'
+        raise ValueError(f"stage 2 failed: {why}; {fix}")
+    if stop != 'steps' and not hist.sel_mass[-1] > 0.99:
+        raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
+
+# %% ../nbs/03_max_margin.ipynb #9c4e1d7b
 def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, **kw):
     "Stage 1 (one GD step on E, p=0) then stage 2 (normalised GD on p, E and v fixed) on binary data; a ProtocolResult."
     t0 = time.time()
     cfg = config or ProtocolConfig(d=d, eta0=eta0, seed=seed, **kw)
-    t = _tokens(tokens).to(torch.long); labels = torch.as_tensor(labels).to(torch.long)
-    V = V or int(t.max()) + 1
+    cfg.check()
+    t = _int_ids(_tokens(tokens), 'tokens'); labels = _int_ids(labels, 'labels')
+    if V is not None: V = _check_int('V', V, 1, '; pass the vocabulary size (or V=None for the largest token id + 1)')
     core.check_tokens(t, V, labels, 2)
-    if cfg.d < 1 or cfg.steps < 1: raise ValueError(f"need d >= 1 and steps >= 1 (got d={cfg.d}, steps={cfg.steps})")
+    V = V if V is not None else int(t.max()) + 1
     batch = core.TokenBatch.make(t, labels, V)
     E0, v = init_params(V, cfg.d, seed=cfg.seed)
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(t, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, t, labels, V)
-    eta = cfg.eta0 if cfg.eta0 is not None else cfg.eta0_factor * eta_ex
-    if not math.isfinite(eta) or eta <= 0:
-        raise ValueError(f"eta0 could not be set automatically (exact threshold {eta_ex}: the data break Assumption 1); pass eta0 > 0")
-    E1 = one_step(E0, v, batch, labels, eta)
+    eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex)
+    E1 = one_step(E0, v, batch, labels, eta); u1 = E1 @ v
+    _check_stage2_start(E1, u1, batch, labels, eta, eta_ex)
     alpha, beta = signed_freq(t, labels, V), freq(t, V)
     rho = one_step_relative_error(E0, E1, v, alpha, eta) if alpha.norm() > 0 else float('nan')
-    bound_ok = bool(((E1 @ v - one_step_prediction(u0, alpha, eta)).abs() <= one_step_error_bound(beta, F, eta) * (1 + 1e-9) + 1e-15).all())
-    u1 = E1 @ v
+    bound_ok = bool(((u1 - one_step_prediction(u0, alpha, eta)).abs() <= one_step_error_bound(beta, F, eta) * (1 + 1e-9) + 1e-15).all())
     a1 = check_assumption1(t, labels, V, u1)
     sel = selection(u1, t, labels)
-    mm = max_margin(E1, constraint_pairs(t, sel))
+    try: mm = max_margin(E1, constraint_pairs(t, sel))
+    except RuntimeError as e:
+        if not eta > 10 * eta_ex: raise                   # not a consequence of a huge eta0: a bug, keep the traceback
+        raise ValueError(f"{e}: the max-margin problem is numerically degenerate at {_eta0_text(eta, eta_ex)}; pass a smaller "
+                         "eta0 (the default is 1.2 x the exact threshold)") from e
     lr = cfg.lr if cfg.lr is not None else (cfg.final_margin * mm.p.norm().item() / cfg.steps if mm.feasible else 0.1)
+    if not (math.isfinite(lr) and lr > 0):
+        raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a finite step > 0; pass lr or change final_margin")
     p, hist = gd_p(E1, v, batch, labels, steps=cfg.steps, lr=lr, normalized=True, mm=mm, sel=sel,
                    record_every=cfg.record_every, progress=cfg.progress)
+    _check_stage2_end(p, hist, lr)
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
                           time.time() - t0)
 
@@ -383,37 +476,31 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
 def cli_parser(p):
     "Arguments of `attn-tokens theory`."
     p.add_argument('data', metavar='DATA.npz', help='token file (attn_tokens.data.save_tokens format), binary labels')
-    p.add_argument('--d', type=int, default=64, help='embedding dimension (default 64)')
-    p.add_argument('--eta0', type=float, default=None, help='stage-1 step (default: 1.2 x the exact threshold; see notebook 03)')
-    p.add_argument('--seed', type=int, default=0, help='seed of the initialisation (default 0)')
-    p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history')
-    p.add_argument('--steps', type=int, default=3000, help='normalised-GD steps on p (default 3000)')
-    p.add_argument('--lr', type=float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
-    p.add_argument('--final-margin', type=float, default=300., help='target final minimum score gap for the default lr')
-    p.add_argument('--record-every', type=int, default=10, help='history every this many steps (default 10)')
+    p.add_argument('--d', type=positive_int, default=64, help='embedding dimension (default 64)')
+    p.add_argument('--eta0', type=positive_float, default=None, help='stage-1 step (default: 1.2 x the exact threshold; see notebook 03)')
+    p.add_argument('--seed', type=seed_int, default=0, help='seed of the initialisation, 0 to 2**63 - 1 (default 0)')
+    p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
+    p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
+    p.add_argument('--steps', type=positive_int, default=3000, help='normalised-GD steps on p (default 3000)')
+    p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
+    p.add_argument('--final-margin', type=positive_float, default=300., help='target final minimum score gap for the default lr')
+    p.add_argument('--record-every', type=positive_int, default=10, help='history every this many steps (default 10)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
-    p.add_argument('--threads', type=int, default=1,
+    p.add_argument('--threads', type=positive_int, default=1,
                    help='torch CPU threads for this run (default 1: the GD steps are small and latency-bound)')
     return p
-
-def _save_npz_atomic(path, arrays):
-    "Write OUT.npz atomically (the data module's writer), adding the .npz suffix; returns the path written."
-    path = os.fspath(path)
-    if not path.endswith('.npz'): path += '.npz'
-    save_npz(path, arrays)
-    return path
 
 def result_arrays(res):
     "The arrays of a ProtocolResult for OUT.npz."
     arr = dict(E0=res.E0.numpy(), E1=res.E1.numpy(), v=res.v.numpy(), p=res.p.numpy(),
                p_mm=res.p_mm.numpy() if res.p_mm is not None else np.full(res.E0.shape[1], np.nan),
                alpha=res.alpha.numpy(), selection=res.selection.numpy(),
-               support_pairs=res.mm.support.numpy(), summary=np.array(json.dumps(res.summary())))
+               support_pairs=res.mm.support.numpy(), summary=np.array(json.dumps(res.summary(), allow_nan=False)))
     arr |= {f'hist_{k}': a for k, a in res.history.arrays().items()}
     return arr
 
 def cli_run(args):
-    "Run `attn-tokens theory`; returns the exit status."
+    "Run `attn-tokens theory`; returns the exit status (user errors raise, for `attn_tokens.cli.main`)."
     threads = torch.get_num_threads()
     if getattr(args, 'threads', None): torch.set_num_threads(args.threads)
     try: return _cli_run(args)
@@ -422,14 +509,12 @@ def cli_run(args):
 def _cli_run(args):
     "The body of `cli_run`."
     from attn_tokens.data import load_tokens
-    try:
-        data = load_tokens(args.data)
-        if data.n_classes != 2: raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} classes")
-        cfg = ProtocolConfig(d=args.d, eta0=args.eta0, seed=args.seed, steps=args.steps, lr=args.lr,
-                             final_margin=args.final_margin, record_every=args.record_every, progress=not args.no_progress)
-        res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
-    except (ValueError, FileNotFoundError) as e:
-        print(f"attn-tokens theory: error: {e}", file=sys.stderr); return 2
+    out = None if args.out is None else check_output(args.out, force=args.force, inputs=[args.data], what='--out')
+    data = load_tokens(args.data)
+    if data.n_classes != 2: raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} classes")
+    cfg = ProtocolConfig(d=args.d, eta0=args.eta0, seed=args.seed, steps=args.steps, lr=args.lr,
+                         final_margin=args.final_margin, record_every=args.record_every, progress=not args.no_progress)
+    res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
     S = res.summary()
     print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E {res.eta0_threshold:.4g}), relative error of the one-step "
           f"prediction {res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
@@ -441,6 +526,6 @@ def _cli_run(args):
     if not S['selection_reached']:
         print(f"warning: GD on p did not reach the selection (mass {S['selection_mass']:.3f}); eta0 may be too large "
               f"(the window for eta0, notebook 03) or the run too short", file=sys.stderr)
-    if args.out: S['out'] = _save_npz_atomic(args.out, result_arrays(res))
-    print(json.dumps(S))
+    if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
+    print(json.dumps(S, allow_nan=False))
     return 0
