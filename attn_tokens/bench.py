@@ -7,10 +7,11 @@ __all__ = ['QUICK', 'BenchConfig', 'imdb_like_batch', 'median_times', 'median_ti
            'cli_parser', 'cli_run']
 
 # %% ../nbs/07_bench.ipynb #cfe3b5f3
-import json, math, statistics, time
-from dataclasses import dataclass, asdict
+import json, math, numbers, statistics, time
+from dataclasses import dataclass, asdict, fields
 import torch
 from . import kernel
+from .cli import SEED_MAX, positive_int, seed_int
 from .core import TokenBatch, loss_and_grads, reference_loss_and_grads
 
 # %% ../nbs/07_bench.ipynb #aa8dcb32
@@ -26,6 +27,20 @@ class BenchConfig:
     repeats: int = 9
     ref_repeats: int = 1
     seed: int = 0
+
+    def __post_init__(self):
+        "Refuse a size or count that is not a positive integer, a bad mean length, dtype or seed."
+        default = {f.name: f.default for f in fields(self)}
+        isint = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)
+        for k in ('n', 'V', 'd', 'max_len', 'repeats', 'ref_repeats'):
+            x = getattr(self, k)
+            if not isint(x) or x < 1: raise ValueError(f"BenchConfig: {k}={x!r}; {k} must be a positive integer (default {default[k]})")
+        if not isint(self.seed) or not 0 <= self.seed <= SEED_MAX:
+            raise ValueError(f"BenchConfig: seed={self.seed!r}; the seed must be an integer in 0..{SEED_MAX} (2**63 - 1)")
+        m = self.mean_len
+        if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and m > 0):
+            raise ValueError(f"BenchConfig: mean_len={self.mean_len!r}; it must be a positive finite number (default {default['mean_len']})")
+        if self.dtype not in ('float32', 'float64'): raise ValueError(f"BenchConfig: dtype={self.dtype!r}; use 'float32' or 'float64'")
 
 QUICK = BenchConfig(n=1_000, V=5_000, d=128, repeats=5, ref_repeats=3)
 
@@ -119,16 +134,17 @@ def report(res):
 def cli_parser(p):
     "Declare the arguments of `attn-tokens bench`."
     p.add_argument('--quick', action='store_true', help='a small configuration that finishes in seconds')
-    p.add_argument('--repeats', type=int, help='engine timings to take the median of')
+    p.add_argument('--repeats', type=positive_int, help='engine timings to take the median of')
     p.add_argument('--no-reference', action='store_true', help='time the engine only')
     p.add_argument('--json', metavar='FILE', help='also write the figures to FILE as JSON')
-    for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=int, help=f'override {k}')
+    for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=positive_int, help=f'override {k}')
     p.add_argument('--dtype', choices=['float32', 'float64'], help='override the dtype')
+    p.add_argument('--seed', type=seed_int, help='seed of the random problem (0..2**63 - 1)')
 
 def cli_run(args):
     "Run `attn-tokens bench` and print one line per figure."
     cfg = QUICK if args.quick else BenchConfig()
-    over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats') if getattr(args, k) is not None}
+    over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats', 'seed') if getattr(args, k) is not None}
     cfg = BenchConfig(**{**asdict(cfg), **over})
     res = run_bench(cfg, reference=not args.no_reference)
     print(report(res))

@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_data.ipynb #de710b34
 from __future__ import annotations
-import hashlib, json, os, re, socket, warnings, zipfile
+import hashlib, json, math, os, re, socket, warnings
 from collections import defaultdict
 from dataclasses import dataclass, asdict
 from pathlib import Path
@@ -13,8 +13,8 @@ from urllib.parse import urlparse
 import numpy as np
 import pyarrow.parquet as pq
 import torch
-from .core import check_tokens
-from .files import DATA_ENV, default_cache_dir, env_flag, save_npz
+from .core import MAX_V, check_integer, check_tokens
+from .files import DATA_ENV, _memory_bytes, default_cache_dir, env_flag, load_npz, save_npz
 
 # %% auto #0
 __all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'WORD_PATTERN', 'CACHE_VERSION', 'TokenData', 'validate_tokens',
@@ -38,8 +38,8 @@ class TokenData:
         self.tokens, self.labels = torch.as_tensor(self.tokens), torch.as_tensor(self.labels)
         for k in ('tokens', 'labels'):
             t = getattr(self, k)
-            if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
-                raise ValueError(f"TokenData: {k} has dtype {t.dtype}; it must hold integers (convert with .long()).")
+            check_integer(t, k)
+            if t.dtype == torch.bool: raise ValueError(f"TokenData: {k} has dtype torch.bool; it must hold integers (convert with .long()).")
             if t.dtype != torch.int64: setattr(self, k, t.long())
         if self.vocab is not None: self.vocab = list(self.vocab)
         if self.V is None:
@@ -78,12 +78,17 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
     w = f"{where}: " if where else ''
     tokens = tokens.numpy() if isinstance(tokens, torch.Tensor) else np.asarray(tokens)
     labels = labels.numpy() if isinstance(labels, torch.Tensor) else np.asarray(labels)
-    if not np.issubdtype(tokens.dtype, np.integer):
-        raise ValueError(f"{w}'tokens' has dtype {tokens.dtype}; token ids must be integers (convert with tokens.astype(np.int64)).")
+    for k, a in (('tokens', tokens), ('labels', labels)):
+        if a.dtype.kind in 'fc':           # names the first fractional value, or the conversion
+            try: check_integer(torch.from_numpy(np.ascontiguousarray(a)), k, f"{k}.astype(np.int64)")
+            except ValueError as e: raise ValueError(f"{w}{e}") from None
+        if not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"{w}'{k}' has dtype {a.dtype}; {k} must be integers (convert with {k}.astype(np.int64)).")
     if tokens.ndim != 2:
         raise ValueError(f"{w}'tokens' must be 2-D (n, T); got shape {tokens.shape}. Pad the sequences with -1 to a common length T.")
-    if not np.issubdtype(labels.dtype, np.integer):
-        raise ValueError(f"{w}'labels' has dtype {labels.dtype}; labels must be integers 0..K-1 (convert with labels.astype(np.int64)).")
+    if tokens.shape[0] == 0:
+        raise ValueError(f"{w}no sequences ('tokens' has shape {tokens.shape}): nothing can be trained or analysed on it; "
+                         "check the filter or split that produced it, and save data with at least one sequence.")
     if labels.ndim != 1 or labels.shape[0] != tokens.shape[0]:
         raise ValueError(f"{w}'labels' must be 1-D with one label per sequence (n={tokens.shape[0]}); got shape {labels.shape}.")
     if vocab is not None:
@@ -92,10 +97,16 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
         if V is not None and V != len(vocab):
             raise ValueError(f"{w}V={V} but the vocabulary has {len(vocab)} entries; drop V or pass the matching vocabulary.")
         V = len(vocab)
+    if V is not None and not 1 <= V <= MAX_V:
+        raise ValueError(f"{w}V={V} is outside 1..{MAX_V} (2**31 - 1, the most token ids the engine can index); "
+                         "give the real vocabulary size, or leave V out to use the largest id + 1.")
     if tokens.size:
-        lo, hi = int(tokens.min()), int(tokens.max())
+        lo, hi = int(tokens.min()), int(tokens.max())   # Python ints: exact also for uint64 ids >= 2**63
         if lo < -1:
             raise ValueError(f"{w}token ids must be >= 0, with -1 as padding; found {lo}. Map other padding values to -1.")
+        if hi >= MAX_V:
+            raise ValueError(f"{w}token id {hi} is beyond the {MAX_V} (2**31 - 1) ids the engine can index; "
+                             "re-encode the tokens as ids 0..V-1.")
         if V is not None and hi >= V:
             src = 'len(vocab)' if vocab is not None else 'V'
             raise ValueError(f"{w}token ids out of range: found id {hi} >= {src}={V}; ids must be in [0, {V}) "
@@ -116,8 +127,35 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
                 raise ValueError(f"{w}labels must be 0..K-1, e.g. map -1/+1 to 0/1 or 1..K to 0..K-1; found "
                                  f"{present[:10].tolist()}{' ...' if len(present) > 10 else ''} "
                                  "(if a class is simply absent, give n_classes).")
+        _check_sizes(V, n_classes, hi + 1, lmax + 1, vocab is not None, w)
     if tokens.size:   # and the model's own check, so files and models agree on what is valid
         check_tokens(torch.from_numpy(tokens.astype(np.int64)), V, torch.from_numpy(labels.astype(np.int64)), n_classes)
+
+# %% ../nbs/01_data.ipynb #a5729557
+def _check_sizes(V, K, ids_used, labels_used, has_vocab=False, w=''):
+    "Refuse a V (without vocabulary) or n_classes far beyond what the data uses, or too large for this machine's memory."
+    for name, x, used, what in (('V', None if has_vocab else V, ids_used, 'largest token id'), ('n_classes', K, labels_used, 'largest label')):
+        if x is not None and x > max(2**20, 1000 * used):
+            raise ValueError(f"{w}{name}={x} is far beyond what the data uses ({what} + 1 = {used}); a model of it would have "
+                             f"{x} rows ({'of E' if name == 'V' else 'of v'}), nearly all unused: store the real {name}, "
+                             f"or leave {name} out to use {what} + 1.")
+    V, K = V or ids_used, K or labels_used
+    need = 16 * V * ((1 if K <= 2 else K) + 1)
+    if need > _memory_bytes():
+        raise ValueError(f"{w}V={V} and n_classes={K} need {need:.3g} bytes for the per-token arrays alone (u = E v, z = E p and their "
+                         f"gradients in float64), more than this machine's memory ({_memory_bytes():.3g} bytes); check V and n_classes.")
+
+def _stored_size(arrays, key, path):
+    "The scalar `key` of a token file as a Python int (None if absent): one whole, finite number >= 1."
+    if key not in arrays: return None
+    a, fix = arrays[key], f"store {key} as one positive integer, e.g. {key}=np.int64(...), or leave it out"
+    if a.size != 1 or a.dtype.kind not in 'iuf':
+        raise ValueError(f"{path}: '{key}' must be one number; found dtype {a.dtype}, shape {a.shape}; {fix}.")
+    x = a.reshape(()).item()
+    if a.dtype.kind == 'f' and not (math.isfinite(x) and x == int(x)):
+        raise ValueError(f"{path}: '{key}' is {x}, not a whole number; {fix}.")
+    if int(x) < 1: raise ValueError(f"{path}: '{key}' is {int(x)}; {fix}.")
+    return int(x)
 
 # %% ../nbs/01_data.ipynb #692fbfba
 def save_tokens(path, data: TokenData):
@@ -130,15 +168,7 @@ def save_tokens(path, data: TokenData):
 
 def load_tokens(path) -> TokenData:
     "Load and validate a .npz token file (keys `tokens`, `labels`, optional `vocab`, `V`, `n_classes`)."
-    path = Path(path)
-    if not path.is_file(): raise FileNotFoundError(f"{path}: no such token file.")
-    if not zipfile.is_zipfile(path): raise ValueError(f"{path}: not a readable .npz file (not a zip archive); write it with np.savez or save_tokens.")
-    try:
-        with np.load(path, allow_pickle=False) as z: arrays = {k: z[k] for k in z.files}
-    except ValueError as e:
-        raise ValueError(f"{path}: an array needs pickle to load ({e}); store plain arrays (vocab as np.array(vocab, dtype=str)).") from e
-    except (zipfile.BadZipFile, OSError, EOFError) as e:
-        raise ValueError(f"{path}: not a readable .npz file ({e}); write it with np.savez or save_tokens.") from e
+    arrays = load_npz(path, what='token file')    # its errors name the real problem (truncated, forged, needs pickle)
     for k in ('tokens', 'labels'):
         if k not in arrays:
             raise ValueError(f"{path}: missing array '{k}' (found {sorted(arrays)}); a token file needs 'tokens' (n, T) int "
@@ -146,8 +176,7 @@ def load_tokens(path) -> TokenData:
     vocab = arrays.get('vocab')
     if vocab is not None and vocab.dtype.kind not in 'US':
         raise ValueError(f"{path}: 'vocab' has dtype {vocab.dtype}; it must be strings (np.array(vocab, dtype=str)).")
-    V = int(arrays['V']) if 'V' in arrays else None
-    K = int(arrays['n_classes']) if 'n_classes' in arrays else None
+    V, K = _stored_size(arrays, 'V', path), _stored_size(arrays, 'n_classes', path)
     validate_tokens(arrays['tokens'], arrays['labels'], V, vocab, K, where=str(path))
     tokens = torch.from_numpy(arrays['tokens'].astype(np.int64))
     vocab = None if vocab is None else [str(s) for s in vocab]
@@ -389,7 +418,7 @@ def _read_cache(path, key):
     "The cached arrays at `path` if the file is intact and made for `key`, else None (with a warning if it was bad)."
     if not path.exists(): return None
     try:
-        with np.load(path, allow_pickle=False) as z: arrays = {k: z[k] for k in z.files}
+        arrays = load_npz(path, what='token cache')
         meta = json.loads(str(arrays.pop('meta')))
         ok = meta.get('version') == CACHE_VERSION and meta.get('key') == key and meta.get('sha256') == _arrays_sha(arrays)
         why = 'stale or corrupt (checksum/version mismatch)'
