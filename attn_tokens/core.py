@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels', 'softplus', 'loss_fn', 'reference_forward',
-           'reference_loss_and_grads', 'TokenBatch', 'uz_forward', 'uz_loss_and_grads', 'forward', 'predict',
-           'attention', 'loss_and_grads']
+           'reference_loss_and_grads', 'TokenBatch', 'uz_forward', 'uz_loss_and_grads', 'init_params',
+           'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
 import math
@@ -319,6 +319,24 @@ def _token_loss(u, z, tb, labels, on_kernel):
             gz.index_add_(0, ids, (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
     return (loss / tb.n).to(u.dtype), gu, gz
 
+# %% ../nbs/00_core.ipynb #a7a7c638
+def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64):
+    "(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal rows (K,d)."
+    if not (isinstance(V, int) and isinstance(d, int) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
+    if not (isinstance(n_classes, int) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
+    if n_classes > 2 and d < n_classes: _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
+    g = torch.Generator().manual_seed(int(seed))
+    E = torch.randn(V, d, generator=g, dtype=dtype) / math.sqrt(d)
+    if n_classes == 2:
+        v = torch.randn(d, generator=g, dtype=dtype); v = v / v.norm()
+    else:
+        q, _ = torch.linalg.qr(torch.randn(d, n_classes, generator=g, dtype=dtype)); v = q.T.contiguous()
+    return E, torch.zeros(d, dtype=dtype), v
+
+def labels_from_logits(f):
+    "Predicted labels (int64) from logits: 1{f > 0} for (n,) binary logits, the arg-max for (n, K)."
+    return (f > 0).long() if f.ndim == 1 else f.argmax(1)
+
 # %% ../nbs/00_core.ipynb #eeb0a43f
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
@@ -357,8 +375,7 @@ def forward(E, p, v, tokens, backend='auto'):
 
 def predict(E, p, v, tokens, backend='auto'):
     "Predicted labels (int64): 1{f > 0} for a binary model, arg-max for K classes."
-    f = forward(E, p, v, tokens, backend)
-    return (f > 0).long() if f.ndim == 1 else f.argmax(1)
+    return labels_from_logits(forward(E, p, v, tokens, backend))
 
 def attention(E, p, tokens):
     "Softmax weights sigma_t(X), shape (n, T), 0 at padding."
