@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import torch
 from .core import MAX_V, check_integer, check_tokens
-from .files import DATA_ENV, _memory_bytes, default_cache_dir, env_flag, load_npz, save_npz
+from .files import DATA_ENV, memory_bytes, default_cache_dir, env_flag, load_npz, save_npz
 
 # %% auto #0
 __all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'WORD_PATTERN', 'CACHE_VERSION', 'TokenData', 'validate_tokens',
@@ -141,9 +141,9 @@ def _check_sizes(V, K, ids_used, labels_used, has_vocab=False, w=''):
                              f"or leave {name} out to use {what} + 1.")
     V, K = V or ids_used, K or labels_used
     need = 16 * V * ((1 if K <= 2 else K) + 1)
-    if need > _memory_bytes():
+    if need > memory_bytes():
         raise ValueError(f"{w}V={V} and n_classes={K} need {need:.3g} bytes for the per-token arrays alone (u = E v, z = E p and their "
-                         f"gradients in float64), more than this machine's memory ({_memory_bytes():.3g} bytes); check V and n_classes.")
+                         f"gradients in float64), more than this machine's memory ({memory_bytes():.3g} bytes); check V and n_classes.")
 
 def _stored_size(arrays, key, path):
     "The scalar `key` of a token file as a Python int (None if absent): one whole, finite number >= 1."

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'env_flag', 'default_cache_dir', 'atomic_write', 'save_npz', 'clean_stale_tmp',
-           'OutputPathError', 'check_output', 'check_output_dir', 'load_npz', 'folder_lock']
+           'OutputPathError', 'check_output', 'check_output_dir', 'memory_bytes', 'load_npz', 'folder_lock']
 
 # %% ../nbs/00_files.ipynb #af99ed10
 import contextlib, fcntl, os, re, tempfile, time, zipfile
@@ -117,7 +117,8 @@ def _member_header(zf, name):
         header = f.tell()                       # position in the uncompressed member
     return shape, dtype, int(np.prod(shape, dtype=object)) * dtype.itemsize, info.file_size - header
 
-def _memory_bytes() -> int:
+def memory_bytes() -> int:
+    "Physical memory of this machine in bytes (2**63 if it cannot be read)."
     try: return os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
     except (ValueError, OSError, AttributeError): return 2**63
 
@@ -136,9 +137,9 @@ def load_npz(path, what='file') -> dict:
                 except (ValueError, EOFError) as e: raise ValueError(f"{path}: array '{key}' has a damaged header ({e}); write the file again") from e
                 if dtype.hasobject: raise ValueError(f"{path}: array '{key}' holds Python objects (dtype {dtype}), which need pickle to load; "
                                                      "store plain arrays (strings as np.array(list, dtype=str))")
-                if claimed > _memory_bytes():
+                if claimed > memory_bytes():
                     raise ValueError(f"{path}: array '{key}' claims shape {shape} of {dtype} ({claimed:.3g} bytes), more than this "
-                                     f"machine's memory ({_memory_bytes():.3g} bytes): the file is damaged or not meant for this machine")
+                                     f"machine's memory ({memory_bytes():.3g} bytes): the file is damaged or not meant for this machine")
                 if claimed != stored:
                     raise ValueError(f"{path}: array '{key}' claims shape {shape} of {dtype} ({claimed} bytes) but stores {stored} bytes: "
                                      "the file is truncated or damaged; write it again")
