@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parents[1]
-KEY_PAGES = {'index.ipynb': 'overview', '02_one_step.ipynb': 'lemma-4.1', '03_max_margin.ipynb': 'theorem-4.3'}
+KEY_PAGES = {'index.ipynb': 'overview', '02_one_step.ipynb': 'lemma-4.1', '03b_gd_p.ipynb': 'theorem-4.3'}
 CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                 '--disable-background-networking', '--disable-component-update', '--disable-sync',
                 '--disable-dev-shm-usage', '--hide-scrollbars', '--mute-audio', '--remote-debugging-pipe']
