@@ -107,7 +107,7 @@ class _Autograd:
     def _emb(self, tokens):
         "E_X (n,T,d) and the padding mask (n,T)."
         m = tokens >= 0
-        return self._params['E'][tokens.clamp(min=0)], m
+        return F.embedding(tokens.clamp(min=0), self._params['E']), m   # deterministic backward (E[tokens]'s is not, with threads)
     def _readout(self, h):
         v = self._params['v']
         return h @ v if v.dim() == 1 else h @ v.T
@@ -376,7 +376,9 @@ def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) -
         ax.set_xlabel(xlabel); ax.set_ylabel(label); ax.axhline(0, color='k', lw=0.5)
     if title: fig.suptitle(title)
     fig.tight_layout()
-    if path is not None: files.atomic_write(path, lambda f: fig.savefig(f, format=Path(path).suffix[1:] or 'png', dpi=110))
+    if path is not None:
+        files.clean_stale_tmp(path)     # left by a run killed while writing this figure
+        files.atomic_write(path, lambda f: fig.savefig(f, format=Path(path).suffix[1:] or 'png', dpi=110))
     return fig
 
 # %% ../nbs/04_train.ipynb #c8d0d79f
