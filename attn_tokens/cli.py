@@ -56,13 +56,16 @@ finite_float = _arg_type(float, name='finite number')
 # %% ../nbs/09_cli.ipynb #6447deda
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
-    args = make_parser().parse_args(argv)
-    try: return args._run(args)
+    name = 'attn-tokens'
+    try:                                   # building the parser imports torch: Ctrl-C there counts too
+        args = make_parser().parse_args(argv)
+        name = f'attn-tokens {args.command}'
+        return args._run(args)
     except KeyboardInterrupt:
-        print(f"attn-tokens {args.command}: interrupted", file=sys.stderr); return 130
+        print(f"{name}: interrupted", file=sys.stderr); return 130
     except (ValueError, OSError) as e:
         if os.environ.get('ATTN_TOKENS_DEBUG'): raise
-        print(f"attn-tokens {args.command}: error: {e}", file=sys.stderr); return 2
+        print(f"{name}: error: {e}", file=sys.stderr); return 2
 
 # %% ../nbs/09_cli.ipynb #1e2fed5b
 def run_cli(*argv, timeout=600, env=None, **kw) -> subprocess.CompletedProcess:
