@@ -8,7 +8,7 @@ __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels',
            'init_params', 'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
-import math
+import math, numbers
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -353,8 +353,10 @@ def _token_loss(u, z, tb, labels, on_kernel):
 # %% ../nbs/00_core.ipynb #a7a7c638
 def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64):
     "(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal rows (K,d)."
-    if not (isinstance(V, int) and isinstance(d, int) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
-    if not (isinstance(n_classes, int) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
+    whole = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)     # Python or NumPy integers
+    if not (whole(V) and whole(d) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
+    if not (whole(n_classes) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
+    V, d, n_classes = int(V), int(d), int(n_classes)
     if n_classes > 2 and d < n_classes: _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
     g = torch.Generator().manual_seed(int(seed))
     E = torch.randn(V, d, generator=g, dtype=dtype) / math.sqrt(d)
