@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 from . import core
-from .max_margin import label_signs, selection, token_ids
+from .max_margin import selection, token_ids
 
 # %% ../nbs/03b_gd_p.ipynb #3313b9a4
 def p_loss_and_grad(E, u, p, tokens, labels):
@@ -112,7 +112,7 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
 # %% ../nbs/03b_gd_p.ipynb #7e4d101e
 def pair_weights(E, v, p, tokens, labels, sel, pairs):
     "mu (m,): -grad_p L = A^T mu with mu_k = (1/n) sum over occurrences of pair k of g sigma_j (f~ - h_j) (Step 4)."
-    t = token_ids(tokens); m = t >= 0; y = label_signs(labels, E.dtype); V = E.shape[0]
+    t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
     s = torch.softmax((E @ p)[t.clamp(min=0)].masked_fill(~m, -math.inf), 1)
     h = y[:, None] * (E @ v)[t.clamp(min=0)]
     ft = (s * h.masked_fill(~m, 0.)).sum(1)

@@ -13,8 +13,8 @@ import torch
 from . import core
 from .files import check_output, save_npz
 from .cli import SEED_MAX, positive_float, positive_int, seed_int
-from .one_step import (freq, init_params, one_step, one_step_error_bound, one_step_prediction,
-                                  one_step_relative_error, signed_freq)
+from .one_step import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
+from .stats import token_stats
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
                                     selection)
 from .gd_p import GDHistory, check_int, check_positive, gd_p, p_loss_and_grad
@@ -156,14 +156,14 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     core.check_tokens(t, V, labels, 2)
     V = V if V is not None else int(t.max()) + 1
     batch = core.TokenBatch.make(t, labels, V)
-    E0, v = init_params(V, cfg.d, seed=cfg.seed)
+    E0, _, v = core.init_params(V, cfg.d, seed=cfg.seed)
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(t, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, t, labels, V)
     eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex)
-    E1 = one_step(E0, v, batch, labels, eta); u1 = E1 @ v
+    E1 = stage1_step(E0, v, batch, labels, eta); u1 = E1 @ v
     _check_stage2_start(E1, u1, batch, labels, eta, eta_ex)
-    alpha, beta = signed_freq(t, labels, V), freq(t, V)
+    st = token_stats(t, labels, V, n_classes=2); alpha, beta = st.alpha, st.avg_freq
     rho = one_step_relative_error(E0, E1, v, alpha, eta) if alpha.norm() > 0 else float('nan')
     bound_ok = bool(((u1 - one_step_prediction(u0, alpha, eta)).abs() <= one_step_error_bound(beta, F, eta) * (1 + 1e-9) + 1e-15).all())
     a1 = check_assumption1(t, labels, V, u1)
