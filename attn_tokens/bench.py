@@ -7,11 +7,12 @@ __all__ = ['QUICK', 'BenchConfig', 'imdb_like_batch', 'median_times', 'median_ti
            'cli_parser', 'cli_run']
 
 # %% ../nbs/07_bench.ipynb #cfe3b5f3
-import json, math, numbers, statistics, time
+import math, numbers, statistics, time
 from dataclasses import dataclass, asdict, fields
 import torch
 from . import kernel
 from .cli import SEED_MAX, positive_int, seed_int
+from .files import check_output, write_json
 from .core import TokenBatch, loss_and_grads, reference_loss_and_grads
 
 # %% ../nbs/07_bench.ipynb #aa8dcb32
@@ -137,17 +138,18 @@ def cli_parser(p):
     p.add_argument('--repeats', type=positive_int, help='engine timings to take the median of')
     p.add_argument('--no-reference', action='store_true', help='time the engine only')
     p.add_argument('--json', metavar='FILE', help='also write the figures to FILE as JSON')
+    p.add_argument('--force', action='store_true', help='overwrite an existing --json FILE')
     for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=positive_int, help=f'override {k}')
     p.add_argument('--dtype', choices=['float32', 'float64'], help='override the dtype')
     p.add_argument('--seed', type=seed_int, help='seed of the random problem (0..2**63 - 1)')
 
 def cli_run(args):
     "Run `attn-tokens bench` and print one line per figure."
+    if args.json: check_output(args.json, force=args.force, what='--json')     # before the minutes of timing
     cfg = QUICK if args.quick else BenchConfig()
     over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats', 'seed') if getattr(args, k) is not None}
     cfg = BenchConfig(**{**asdict(cfg), **over})
     res = run_bench(cfg, reference=not args.no_reference)
     print(report(res))
-    if args.json:
-        with open(args.json, 'w') as f: json.dump(res, f, indent=1)
+    if args.json: write_json(args.json, res)
     return 0
