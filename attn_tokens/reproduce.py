@@ -13,10 +13,11 @@ import torch
 import attn_tokens
 from . import files
 from .cli import positive_int, seed_int
-from .train import ExpConfig, Skip, EXPERIMENTS, CheckpointError, check_ckpt
+from .train import CheckpointError, check_ckpt
+from .experiments import ExpConfig, Skip, EXPERIMENTS
 
 # %% ../nbs/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.exp_synthetic', 'attn_tokens.exp_real', 'attn_tokens.exp_extensions')
+EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
@@ -117,6 +118,7 @@ def write_outputs(out, entries: dict) -> dict:
         files.atomic_write(out / 'report.md', report_md(res))
     return res
 
+# %% ../nbs/08b_reproduce.ipynb #b07630f0
 def _fmt(v):
     if v is None or (isinstance(v, float) and not math.isfinite(v)): return 'n/a'
     return f"{v:.3f}" if isinstance(v, float) else str(v)
@@ -127,7 +129,7 @@ def report_md(res) -> str:
     claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
     n_pass = sum(c['pass'] for _, c in claims)
     seen = lambda k: ', '.join(sorted({f"`{r.get(k)}`" for r in ex.values()})) or 'none'
-    L = [f"# attn_tokens reproduce report", '',
+    L = ["# attn_tokens reproduce report", '',
          f"{len(ex)} experiments; size {seen('size')}, seed {seen('seed')}, attn_tokens {seen('version')}; "
          f"updated {res.get('updated', 'n/a')}. Each experiment below says how and when it ran.", '',
          f"**{n_pass} of {len(claims)} claims pass**; {sum(r['status'] == 'ok' for r in ex.values())} experiments ran, "
