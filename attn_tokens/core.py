@@ -351,14 +351,14 @@ def _token_loss(u, z, tb, labels, on_kernel):
     return (loss / tb.n).to(u.dtype), gu, gz
 
 # %% ../nbs/00_core.ipynb #a7a7c638
-def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64):
-    "(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal rows (K,d)."
+def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64, generator=None):
+    "(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal rows (K,d); drawn from `generator` if given (it advances: a model's further weights come next), else from one seeded with `seed`."
     whole = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)     # Python or NumPy integers
     if not (whole(V) and whole(d) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
     if not (whole(n_classes) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
     V, d, n_classes = int(V), int(d), int(n_classes)
     if n_classes > 2 and d < n_classes: _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
-    g = torch.Generator().manual_seed(int(seed))
+    g = generator if generator is not None else torch.Generator().manual_seed(int(seed))
     E = torch.randn(V, d, generator=g, dtype=dtype) / math.sqrt(d)
     if n_classes == 2:
         v = torch.randn(d, generator=g, dtype=dtype); v = v / v.norm()

@@ -8,15 +8,15 @@ __all__ = ['EXPERIMENT_MODULES', 'RUN_KEYS', 'experiments', 'run_all', 'write_ou
 # %% ../nbs/08b_reproduce.ipynb #7459ceef
 import argparse, importlib, json, math, os, platform, sys, time, traceback
 from pathlib import Path
-import numpy as np
 import torch
 import attn_tokens
 from . import files
 from .cli import positive_int, seed_int
-from .train import ExpConfig, Skip, EXPERIMENTS, CheckpointError, check_ckpt
+from .train import CheckpointError, check_ckpt
+from .experiments import ExpConfig, Skip, EXPERIMENTS
 
 # %% ../nbs/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.exp_synthetic', 'attn_tokens.exp_real', 'attn_tokens.exp_extensions')
+EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
@@ -43,14 +43,6 @@ def _check_out(cfg: ExpConfig) -> Path:
         if ck.is_dir():
             for p in sorted(ck.glob(f'*_{cfg.size}_s{cfg.seed}.ckpt')): check_ckpt(p)
     return out
-
-def _clean(x):
-    "JSON-safe copy: NaN/inf -> None, numpy/torch scalars -> Python numbers."
-    if isinstance(x, dict): return {str(k): _clean(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)): return [_clean(v) for v in x]
-    if isinstance(x, (np.generic, torch.Tensor)): x = x.item()
-    if isinstance(x, float) and not math.isfinite(x): return None
-    return x
 
 # %% ../nbs/08b_reproduce.ipynb #b6d87a53
 def _now() -> str: return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
@@ -110,13 +102,14 @@ def write_outputs(out, entries: dict) -> dict:
     with files.folder_lock(out):
         for f in ('results.json', 'report.md'): files.clean_stale_tmp(out / f)   # left by runs killed while writing
         res = _read_results(out / 'results.json')
-        ex, order = {**res['experiments'], **_clean(entries)}, list(experiments())
+        ex, order = {**res['experiments'], **files.json_safe(entries)}, list(experiments())
         res['experiments'] = dict(sorted(ex.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
         res['updated'] = _now()
-        files.atomic_write(out / 'results.json', json.dumps(res, indent=1) + '\n')
+        files.write_json(out / 'results.json', res)
         files.atomic_write(out / 'report.md', report_md(res))
     return res
 
+# %% ../nbs/08b_reproduce.ipynb #b07630f0
 def _fmt(v):
     if v is None or (isinstance(v, float) and not math.isfinite(v)): return 'n/a'
     return f"{v:.3f}" if isinstance(v, float) else str(v)
@@ -127,7 +120,7 @@ def report_md(res) -> str:
     claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
     n_pass = sum(c['pass'] for _, c in claims)
     seen = lambda k: ', '.join(sorted({f"`{r.get(k)}`" for r in ex.values()})) or 'none'
-    L = [f"# attn_tokens reproduce report", '',
+    L = ["# attn_tokens reproduce report", '',
          f"{len(ex)} experiments; size {seen('size')}, seed {seen('seed')}, attn_tokens {seen('version')}; "
          f"updated {res.get('updated', 'n/a')}. Each experiment below says how and when it ran.", '',
          f"**{n_pass} of {len(claims)} claims pass**; {sum(r['status'] == 'ok' for r in ex.values())} experiments ran, "
