@@ -217,11 +217,11 @@ class TokenBatch:
         n, dev = len(tokens), tokens.device
         valid = tokens >= 0
         lengths = valid.sum(1)
-        Vk = int(tokens.max()) + 1
-        if Vk > MAX_V: _err(f"token ids go up to {Vk - 1}; the engine stores ids as int32, so V must be below 2**31")
+        n_ids = int(tokens.max()) + 1
+        if n_ids > MAX_V: _err(f"token ids go up to {n_ids - 1}; the engine stores ids as int32, so V must be below 2**31")
         rows = torch.arange(n, device=dev)[:, None].expand_as(tokens)[valid]
-        keys, counts = torch.unique(rows * Vk + tokens[valid], return_counts=True)   # sorted by row, then id
-        urow, uid = keys // Vk, keys % Vk
+        keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)   # sorted by row, then id
+        urow, uid = keys // n_ids, keys % n_ids
         ulen = torch.bincount(urow, minlength=n)                                      # distinct tokens per row
         offsets = torch.cumsum(ulen, 0) - ulen
         logc = counts.double().log()
@@ -241,7 +241,7 @@ class TokenBatch:
             start = stop
         ends = torch.cumsum(ulen, 0)
         return cls(blocks, n, V, lengths, labels, tokens, offsets=torch.cat([ends.new_zeros(1), ends]),
-                   ids=uid.to(torch.int32), logc=None if bool((counts == 1).all()) else logc, max_id=Vk - 1)
+                   ids=uid.to(torch.int32), logc=None if bool((counts == 1).all()) else logc, max_id=n_ids - 1)
 
     @property
     def n_entries(self): return len(self.ids)                  # distinct tokens, summed over sequences
@@ -275,6 +275,7 @@ def _block_logits(u, z, b):
         df = torch.bmm(w[:, None, :], delta) / S[..., None]                  # (n_b, 1, K)
     return (ua + df).reshape(len(w), *u.shape[1:]), w, S, delta, df
 
+# %% ../nbs/00_core.ipynb #16ed8915
 def _as_batch(tokens, labels, V, K):
     "A `TokenBatch` for `tokens`, checking labels against the model's classes."
     if isinstance(tokens, TokenBatch):
@@ -315,6 +316,7 @@ def uz_loss_and_grads(u, z, tokens, labels, backend='auto'):
     _check_uz(u, z)
     return _token_loss(u, z, tb, labels, on_kernel)
 
+# %% ../nbs/00_core.ipynb #ac0aae52
 def _token_forward(u, z, tb, on_kernel):
     "Logits of the batch `tb` from checked (u, z)."
     if on_kernel: return kernel.token_forward(*_rows(tb, u, z), trusted=True)
