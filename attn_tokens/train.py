@@ -38,7 +38,8 @@ class TrainConfig:
 
     def __post_init__(self):
         if self.optimizer not in ('adam', 'gd'): raise ValueError(f"optimizer={self.optimizer!r}: use 'adam' or 'gd'")
-        if not self.lr > 0: raise ValueError(f"lr={self.lr}: the learning rate must be > 0")
+        if not (math.isfinite(self.lr) and self.lr > 0): raise ValueError(f"lr={self.lr}: the learning rate must be a finite number > 0")
+        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0): raise ValueError(f"weight_decay={self.weight_decay}: must be a finite number >= 0")
         if self.steps < 0: raise ValueError(f"steps={self.steps}: must be >= 0")
         if self.batch_size is not None and self.batch_size < 1: raise ValueError(f"batch_size={self.batch_size}: use None (full batch) or >= 1")
         if not 0 <= self.val_frac < 1: raise ValueError(f"val_frac={self.val_frac}: must be in [0, 1)")
