@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels', 'signed_labels', 'softplus', 'loss_fn',
            'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward', 'uz_loss_and_grads',
-           'init_params', 'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads']
+           'init_params', 'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads', 'attention_pool',
+           'OneLayerLoss', 'OneLayerAttention']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
 import math, numbers
@@ -436,3 +437,111 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     else:
         tmp = torch.empty_like(E); DH = kernel.rank_pass(E, G, H, tmp); out.copy_(tmp)
     return loss, out, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
+
+# %% ../nbs/00_core.ipynb #b7b8d82e
+from torch import nn
+from torch.autograd.function import once_differentiable
+
+# %% ../nbs/00_core.ipynb #d4e66d82
+def _pool_weights(z, tb):
+    "Per block: normalised weights sigma over the distinct tokens (log-count included, 0 at padding) and the anchor positions."
+    out = []
+    for b in tb.blocks:
+        w, S, a = _block_weights(z, b)
+        out.append((w.div_(S), a))
+    return out
+
+def _pool_chunks(b, d, itemsize, max_bytes=2**27):
+    "Row ranges of block `b` whose gathered (rows, T_b, d) embeddings stay under `max_bytes`."
+    step = max(1, max_bytes // max(1, b.ids.shape[1] * d * itemsize))
+    return [slice(i, i + step) for i in range(0, len(b.rows), step)]
+
+class _AttentionPool(torch.autograd.Function):
+    "h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, with the exact backward derived above."
+    @staticmethod
+    def forward(ctx, E, p, tb):
+        z = E @ p
+        _check_finite(E, z[:, None], p[None])
+        weights = _pool_weights(z, tb)
+        h = E.new_zeros(tb.n, E.shape[1])
+        for b, (sig, _) in zip(tb.blocks, weights):
+            for c in _pool_chunks(b, E.shape[1], E.element_size()):
+                h[b.rows[c]] = torch.bmm(sig[c, None, :], _gather(E, b.ids[c])).squeeze(1)
+        ctx.save_for_backward(E, p)
+        ctx.tb, ctx.weights = tb, weights
+        return h
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, G):
+        E, p = ctx.saved_tensors
+        dE, gz = torch.zeros_like(E), E.new_zeros(len(E))
+        for b, (sig, a) in zip(ctx.tb.blocks, ctx.weights):
+            Gb = G[b.rows]
+            for c in _pool_chunks(b, E.shape[1], E.element_size()):
+                ids, s, g = b.ids[c], sig[c], Gb[c]
+                X = _gather(E, ids)                                          # (rows, T_b, d): this chunk only
+                q = torch.bmm(X, g[:, :, None]).squeeze(-1)                  # G_i . E_{x_t}
+                delta = q.sub_(q.gather(1, a[c]))                            # G_i . (E_{x_t} - E_anchor)
+                gzc = delta.sub_((s * delta).sum(1, keepdim=True)).mul_(s)   # sigma_t G_i . (E_{x_t} - h_i)
+                gz.index_add_(0, ids.reshape(-1), gzc.reshape(-1))
+                dE.index_add_(0, ids.reshape(-1), (s[..., None] * g[:, None, :]).reshape(-1, E.shape[1]))
+        dE.add_(torch.outer(gz, p))
+        return (dE if ctx.needs_input_grad[0] else None), (E.T @ gz if ctx.needs_input_grad[1] else None), None
+
+def attention_pool(E, p, tokens):
+    "The attention output h (n, d), h_i = sum_t softmax(E_{X_i} p)_t E_{x_it}; differentiable in E and p (exact backward, O(nnz d))."
+    if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")
+    if p.shape != (E.shape[1],): _err(f"p must have shape ({E.shape[1]},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
+    if E.dtype != p.dtype or not E.is_floating_point(): _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with .double() or .float()")
+    if E.device != p.device: _err(f"E and p must be on one device, got {E.device}, {p.device}")
+    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None))
+
+# %% ../nbs/00_core.ipynb #e136a56d
+class OneLayerLoss(torch.autograd.Function):
+    "The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in the forward (rank K+1 in E)."
+    @staticmethod
+    def forward(ctx, E, p, v, tokens, labels, backend='auto'):
+        loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, backend=backend)
+        ctx.save_for_backward(dE, dp, dv)
+        return loss
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, go):
+        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), None, None, None)
+
+class OneLayerAttention(nn.Module):
+    "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
+    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto'):
+        super().__init__()
+        if head not in ('linear', 'mlp'): _err(f"head must be 'linear' or 'mlp', got {head!r}")
+        g = torch.Generator().manual_seed(int(seed) % 2**64)
+        E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
+        self.V, self.d, self.n_classes, self.head, self.backend = int(V), int(d), int(n_classes), head, backend
+        self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
+        if head == 'mlp':     # the weights of attn_tokens.train.MLPHead, drawn from the same generator after (E, p, v)
+            self.W = nn.Parameter(torch.randn(d, d, generator=g, dtype=dtype) * math.sqrt(2 / d))
+            self.b = nn.Parameter(torch.zeros(d, dtype=dtype))
+
+    def prepare(self, tokens, labels=None):
+        "A `TokenBatch` of `tokens` for this model: prepare once, reuse in every step."
+        return _as_batch(tokens, labels, self.V, self.n_classes)
+
+    def _readout(self, h):
+        v = self.v
+        return h @ v if v.ndim == 1 else h @ v.T
+
+    def forward(self, batch):
+        "Logits (n,) or (n, K); differentiable when gradients are on (through `attention_pool`), else the engine's forward."
+        tb = self.prepare(batch)
+        if self.head == 'mlp': return self._readout(torch.relu(attention_pool(self.E, self.p, tb) @ self.W.T + self.b))
+        if torch.is_grad_enabled() and any(t.requires_grad for t in (self.E, self.p, self.v)):
+            return self._readout(attention_pool(self.E, self.p, tb))
+        return forward(self.E, self.p, self.v, tb, self.backend)
+
+    def loss(self, batch, labels):
+        "Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the engine's cost."
+        tb = self.prepare(batch, labels)
+        if self.head == 'mlp': return loss_fn(self.forward(tb), labels)
+        return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend)

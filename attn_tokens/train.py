@@ -79,7 +79,7 @@ class _Autograd:
     def prepare(self, tokens, labels=None):
         "Drop trailing all-padding columns (the batch is the tensor itself)."
         core.check_tokens(tokens, self.V)
-        T = int((tokens >= 0).sum(1).max())
+        T = int((tokens >= 0).any(0).nonzero().max()) + 1     # the last column holding a real token (padding may sit on the left)
         return tokens[:, :T]
     def loss_and_grads(self, batch, labels, names):
         "Mean loss and autograd gradients of the parameters in `names`."
