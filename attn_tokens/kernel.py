@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['SOURCE', 'CXX_FLAGS', 'COMMON_FLAGS', 'build', 'available', 'status', 'exp_neg', 'uz_pass', 'rank_pass',
-           'token_forward', 'token_loss_and_grads']
+           'token_forward', 'token_loss_and_grads', 'prepare_rows']
 
 # %% ../nbs/00a_kernel.ipynb #2a0f1d45
 import ctypes, functools, hashlib, json, os, platform, subprocess, sys, tempfile, warnings
@@ -289,6 +289,109 @@ template<class T> double token_pass(const int64_t *off, const int32_t *ids, cons
 }
 '''
 
+# %% ../nbs/00a_kernel.ipynb #82346386
+_PREPARE = r'''
+#include <algorithm>
+struct Prep { std::vector<std::vector<int32_t>> ids, cnt; std::vector<int64_t> first; };
+static constexpr int64_t DIRECT = int64_t(1) << 22;        // ids below this are merged in a per-thread table
+
+// Sorted distinct ids of buf[0..L) (all >= 0, largest mx) and their counts, appended to I and C. Below DIRECT:
+// count in cnt (by id) and mark in a two-level bitmap (b1: one bit per id, b2: one bit per word of b1), then
+// read the ids in order off the bitmap, clearing what was set; above, std::sort and merge equal neighbours.
+static int64_t merge_row(int64_t *buf, int64_t L, int64_t mx, std::vector<int32_t> &cnt, std::vector<uint64_t> &b1,
+                         std::vector<uint64_t> &b2, std::vector<int32_t> &I, std::vector<int32_t> &C) {
+    int64_t d = 0;
+    if (mx >= DIRECT) {
+        std::sort(buf, buf + L);
+        for (int64_t j = 0; j < L; j++) {
+            if (j == 0 || buf[j] != buf[j - 1]) { I.push_back((int32_t)buf[j]); C.push_back(1); d++; }
+            else C.back()++;
+        }
+        return d;
+    }
+    if ((int64_t)cnt.size() <= mx) { cnt.resize(mx + 1, 0); b1.resize(mx / 64 + 1, 0); b2.resize(mx / 4096 + 1, 0); }
+    for (int64_t j = 0; j < L; j++) {
+        int64_t id = buf[j];
+        if (cnt[id]++ == 0) { b1[id >> 6] |= uint64_t(1) << (id & 63); b2[id >> 12] |= uint64_t(1) << ((id >> 6) & 63); }
+    }
+    for (int64_t w2 = 0; w2 <= mx >> 12; w2++) {
+        for (uint64_t x2 = b2[w2]; x2; x2 &= x2 - 1) {
+            int64_t w1 = w2 * 64 + __builtin_ctzll(x2);
+            for (uint64_t x1 = b1[w1]; x1; x1 &= x1 - 1) {
+                int64_t id = w1 * 64 + __builtin_ctzll(x1);
+                I.push_back((int32_t)id); C.push_back(cnt[id]); cnt[id] = 0; d++;
+            }
+            b1[w1] = 0;
+        }
+        b2[w2] = 0;
+    }
+    return d;
+}
+
+// Pass 1: per row, the sorted distinct ids >= 0 with their counts; lengths[r] = valid ids, off = prefix sum of the
+// distinct counts (off[0] = 0). stats = {min entry, max entry, first row without ids (-1: none), distinct ids in
+// all, valid ids in all}. Returns the per-thread entries for prep_take.
+void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int64_t *off, int64_t *stats, int nt) {
+#ifdef _OPENMP
+    nt = n_threads(nt);
+#else
+    nt = 1;                                                        // one thread owns all rows
+#endif
+    Prep *P = new Prep{std::vector<std::vector<int32_t>>(nt), std::vector<std::vector<int32_t>>(nt), std::vector<int64_t>(nt + 1, 0)};
+    std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN), empty(nt, -1);
+    #pragma omp parallel num_threads(nt)
+    {
+        int t = thread_id();
+        std::vector<int64_t> buf(T);
+        std::vector<int32_t> cnt; std::vector<uint64_t> b1, b2;
+        std::vector<int32_t> &I = P->ids[t], &C = P->cnt[t];
+        const int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+        int64_t mn = INT64_MAX, mx = INT64_MIN, e = -1;
+        for (int64_t r = r0; r < r1; r++) {
+            const int64_t *x = tok + r * T;
+            int64_t L = 0, rmn = INT64_MAX, rmx = -1;
+            #pragma omp simd reduction(min:rmn) reduction(max:rmx)
+            for (int64_t j = 0; j < T; j++) { rmn = x[j] < rmn ? x[j] : rmn; rmx = x[j] > rmx ? x[j] : rmx; }
+            for (int64_t j = 0; j < T; j++) { buf[L] = x[j]; L += x[j] >= 0; }      // the ids, padding dropped
+            mn = rmn < mn ? rmn : mn; mx = rmx > mx ? rmx : mx;
+            lengths[r] = L;
+            if (L == 0 && e < 0) e = r;
+            off[r + 1] = merge_row(buf.data(), L, rmx, cnt, b1, b2, I, C);
+        }
+        lo[t] = mn; hi[t] = mx; empty[t] = e;
+    }
+    off[0] = 0;
+    int64_t valid = 0;
+    for (int64_t r = 0; r < n; r++) { off[r + 1] += off[r]; valid += lengths[r]; }
+    stats[0] = INT64_MAX; stats[1] = INT64_MIN; stats[2] = -1;
+    for (int t = 0; t < nt; t++) {
+        stats[0] = std::min(stats[0], lo[t]); stats[1] = std::max(stats[1], hi[t]);
+        if (stats[2] < 0) stats[2] = empty[t];
+        P->first[t + 1] = P->first[t] + (int64_t)P->ids[t].size();
+    }
+    stats[3] = off[n]; stats[4] = valid;
+    return P;
+}
+
+// Pass 2: copy each thread's entries to its place in ids and, if logc is not null, their log-counts
+// logc = table[count - 1]; then free them (ids null: only free).
+void prep_take(void *p, int32_t *ids, double *logc, const double *table, int nt) {
+    Prep *P = static_cast<Prep *>(p);
+    if (ids) {
+        int m = (int)P->ids.size();
+        #pragma omp parallel for schedule(static, 1) num_threads(n_threads(nt))
+        for (int t = 0; t < m; t++) {
+            std::memcpy(ids + P->first[t], P->ids[t].data(), P->ids[t].size() * sizeof(int32_t));
+            if (logc) {
+                double *o = logc + P->first[t]; const int32_t *c = P->cnt[t].data();
+                for (size_t i = 0; i < P->cnt[t].size(); i++) o[i] = table[c[i] - 1];
+            }
+        }
+    }
+    delete P;
+}
+'''
+
 # %% ../nbs/00a_kernel.ipynb #9b42aebf
 _API = r'''
 extern "C" {
@@ -304,9 +407,12 @@ double token_pass_##SFX(const int64_t *off, const int32_t *ids, const T *logc, c
     { return token_pass<T>(off, ids, logc, u, z, labels, n, V, K, maxlen, fout, gu, gz, nt); }
 INSTANTIATE(float, f32)
 INSTANTIATE(double, f64)
+void *prepare_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int64_t *off, int64_t *stats, int nt)
+    { return prep_rows(tok, n, T, lengths, off, stats, nt); }
+void prepare_take(void *p, int32_t *ids, double *logc, const double *table, int nt) { prep_take(p, ids, logc, table, nt); }
 }
 '''
-SOURCE = _HEADER + _EXP + _E_PASSES + _TOKEN_PASS + _API
+SOURCE = _HEADER + _EXP + _E_PASSES + _TOKEN_PASS + _PREPARE + _API
 
 # %% ../nbs/00a_kernel.ipynb #30c66a5d
 CXX_FLAGS = (('-O3', '-march=native', '-mprefer-vector-width=256', '-fopenmp'),
@@ -407,6 +513,8 @@ def _declare(lib):
         getattr(lib, f'token_pass_{s}').argtypes = [P, P, P, P, P, P, I64, I64, I64, I64, P, P, P, I32]
         getattr(lib, f'token_pass_{s}').restype = ctypes.c_double
         for name in ('exp_neg', 'uz_pass', 'rank_pass'): getattr(lib, f'{name}_{s}').restype = None
+    lib.prepare_rows.argtypes, lib.prepare_rows.restype = [P, I64, I64, P, P, P, I32], P
+    lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, P, I32], None
     return lib
 
 @functools.lru_cache(maxsize=None)
@@ -517,3 +625,21 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
     loss = getattr(_lib(), f'token_pass_{s}')(_p(offsets), _p(ids), _p(logc), _p(u), _p(z), _p(labels), n, V, K, maxlen,
                                               None, _p(gu), _p(gz), torch.get_num_threads())
     return loss, gu, gz
+
+# %% ../nbs/00a_kernel.ipynb #b736e148
+def prepare_rows(tokens):
+    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), logc (float64 log-counts, None if every count is 1), lengths and the extremes of `tokens`."
+    _check('tokens', tokens, torch.int64)
+    if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1: _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
+    n, T = tokens.shape; nt = torch.get_num_threads()
+    lengths, offsets, stats = (torch.empty(k, dtype=torch.int64) for k in (n, n + 1, 5))
+    lib = _lib()
+    ctx = lib.prepare_rows(_p(tokens), n, T, _p(lengths), _p(offsets), _p(stats), nt)
+    ids = logc = table = None
+    try:
+        lo, hi, empty, distinct, valid = stats.tolist()
+        ids = torch.empty(distinct, dtype=torch.int32)
+        if distinct < valid:                                   # some id repeats: log-counts, log m = table[m - 1]
+            logc, table = torch.empty(distinct, dtype=torch.float64), torch.arange(1, T + 1, dtype=torch.float64).log()
+    finally: lib.prepare_take(ctx, _p(ids), _p(logc), _p(table), nt)
+    return dict(offsets=offsets, ids=ids, logc=logc, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
