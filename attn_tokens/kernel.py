@@ -289,7 +289,7 @@ template<class T> double token_pass(const int64_t *off, const int32_t *ids, cons
 }
 '''
 
-# %% ../nbs/00a_kernel.ipynb #82346386
+# %% ../nbs/00a_kernel.ipynb #016b4138
 _PREPARE = r'''
 #include <algorithm>
 struct Prep { std::vector<std::vector<int32_t>> ids, cnt; std::vector<int64_t> first; };
@@ -330,7 +330,7 @@ static int64_t merge_row(int64_t *buf, int64_t L, int64_t mx, std::vector<int32_
 
 // Pass 1: per row, the sorted distinct ids >= 0 with their counts; lengths[r] = valid ids, off = prefix sum of the
 // distinct counts (off[0] = 0). stats = {min entry, max entry, first row without ids (-1: none), distinct ids in
-// all, valid ids in all}. Returns the per-thread entries for prep_take.
+// all, valid ids in all}. Returns the per-thread entries for prep_take, or null when memory ran out.
 void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int64_t *off, int64_t *stats, int nt) {
 #ifdef _OPENMP
     nt = n_threads(nt);
@@ -339,13 +339,15 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
 #endif
     Prep *P = new Prep{std::vector<std::vector<int32_t>>(nt), std::vector<std::vector<int32_t>>(nt), std::vector<int64_t>(nt + 1, 0)};
     std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN), empty(nt, -1);
+    bool failed = false;
     #pragma omp parallel num_threads(nt)
-    {
+    try {                                                          // no exception may leave a parallel region
         int t = thread_id();
+        const int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
         std::vector<int64_t> buf(T);
         std::vector<int32_t> cnt; std::vector<uint64_t> b1, b2;
         std::vector<int32_t> &I = P->ids[t], &C = P->cnt[t];
-        const int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+        I.reserve((size_t)((r1 - r0) * T)); C.reserve((size_t)((r1 - r0) * T));   // the most it can hold: never regrown
         int64_t mn = INT64_MAX, mx = INT64_MIN, e = -1;
         for (int64_t r = r0; r < r1; r++) {
             const int64_t *x = tok + r * T;
@@ -359,7 +361,11 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
             off[r + 1] = merge_row(buf.data(), L, rmx, cnt, b1, b2, I, C);
         }
         lo[t] = mn; hi[t] = mx; empty[t] = e;
+    } catch (...) {
+        #pragma omp atomic write
+        failed = true;
     }
+    if (failed) { delete P; return nullptr; }                      // out of memory
     off[0] = 0;
     int64_t valid = 0;
     for (int64_t r = 0; r < n; r++) { off[r + 1] += off[r]; valid += lengths[r]; }
@@ -626,7 +632,7 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
                                               None, _p(gu), _p(gz), torch.get_num_threads())
     return loss, gu, gz
 
-# %% ../nbs/00a_kernel.ipynb #b736e148
+# %% ../nbs/00a_kernel.ipynb #5bf28890
 def prepare_rows(tokens):
     "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), logc (float64 log-counts, None if every count is 1), lengths and the extremes of `tokens`."
     _check('tokens', tokens, torch.int64)
@@ -635,6 +641,7 @@ def prepare_rows(tokens):
     lengths, offsets, stats = (torch.empty(k, dtype=torch.int64) for k in (n, n + 1, 5))
     lib = _lib()
     ctx = lib.prepare_rows(_p(tokens), n, T, _p(lengths), _p(offsets), _p(stats), nt)
+    if not ctx: raise MemoryError(f"the kernel ran out of memory preparing {n} x {T} tokens; prepare the batch in parts")
     ids = logc = table = None
     try:
         lo, hi, empty, distinct, valid = stats.tolist()
