@@ -198,10 +198,11 @@ class _Block:
         return self._cache[dtype]
 
 class TokenBatch:
-    "A validated batch of token sequences, deduplicated, in length-bucketed blocks and in compressed rows."
-    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, logc, max_id):
-        self.blocks, self.n, self.V, self.lengths, self.labels, self.tokens = blocks, n, V, lengths, labels, tokens
+    "A validated batch of token sequences, deduplicated, in compressed rows and (built on first use) in length-bucketed blocks."
+    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, logc, max_id, growth=0.25, block_size=2**17):
+        self.n, self.V, self.lengths, self.labels, self.tokens = n, V, lengths, labels, tokens
         self.offsets, self.ids, self.logc, self.max_id, self._logc = offsets, ids, logc, max_id, {}
+        self._blocks, self.growth, self.block_size = blocks, growth, block_size
 
     def logc_as(self, dtype):
         "The compressed rows' log-counts in `dtype` (None if every count is 1), converted once and cached."
@@ -211,42 +212,71 @@ class TokenBatch:
 
     @classmethod
     def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25, block_size=2**17):
-        "Validate `tokens` (n, T) and lay them out as distinct tokens with log-counts, in blocks of similar length."
+        "Validate `tokens` (n, T) and lay them out as distinct tokens with log-counts (blocks of similar length follow on first use)."
         if isinstance(tokens, TokenBatch): return tokens
-        tokens = check_tokens(tokens, V)
+        rows = _kernel_rows(tokens, V)
+        if rows is None: tokens = check_tokens(tokens, V)
         if labels is not None: labels = check_labels(labels, len(tokens), n_classes)
-        n, dev = len(tokens), tokens.device
-        valid = tokens >= 0
-        lengths = valid.sum(1)
-        n_ids = int(tokens.max()) + 1
+        if rows is None: rows = _torch_rows(tokens)
+        n_ids = rows['max'] + 1
         if n_ids > MAX_V: _err(f"token ids go up to {n_ids - 1}; the engine stores ids as int32, so V must be below 2**31")
-        rows = torch.arange(n, device=dev)[:, None].expand_as(tokens)[valid]
-        keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)   # sorted by row, then id
-        urow, uid = keys // n_ids, keys % n_ids
-        ulen = torch.bincount(urow, minlength=n)                                      # distinct tokens per row
-        offsets = torch.cumsum(ulen, 0) - ulen
-        logc = counts.double().log()
-        order = torch.sort(ulen, stable=True).indices
-        ls = ulen[order].tolist()
-        blocks, start = [], 0
-        while start < n:
-            stop, cap = start + 1, ls[start] * (1 + growth)
-            while stop < n and ls[stop] <= cap and (stop - start + 1) * ls[stop] <= block_size: stop += 1
-            r = order[start:stop]
-            pos = torch.arange(ls[stop - 1], device=dev)
-            real = pos < ulen[r][:, None]
-            idx = (offsets[r][:, None] + pos).clamp(max=len(uid) - 1)
-            ids = torch.where(real, uid[idx], 0)
-            bias = torch.where(real, logc[idx], float('-inf'))
-            blocks.append(_Block(r, ids, None if bool((bias == 0).all()) else bias))
-            start = stop
-        ends = torch.cumsum(ulen, 0)
-        return cls(blocks, n, V, lengths, labels, tokens, offsets=torch.cat([ends.new_zeros(1), ends]),
-                   ids=uid.to(torch.int32), logc=None if bool((counts == 1).all()) else logc, max_id=n_ids - 1)
+        return cls(None, len(tokens), V, rows['lengths'], labels, tokens, offsets=rows['offsets'], ids=rows['ids'],
+                   logc=rows['logc'], max_id=n_ids - 1, growth=growth, block_size=block_size)
+
+    @property
+    def blocks(self):
+        "The length-bucketed blocks of the torch path, built on first use."
+        if self._blocks is None: self._blocks = _make_blocks(self.offsets, self.ids, self.logc, self.growth, self.block_size)
+        return self._blocks
 
     @property
     def n_entries(self): return len(self.ids)                  # distinct tokens, summed over sequences
-    def __repr__(self): return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}, blocks={len(self.blocks)})"
+    def __repr__(self):
+        blocks = '' if self._blocks is None else f", blocks={len(self._blocks)}"
+        return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}{blocks})"
+
+# %% ../nbs/00_core.ipynb #a6bdb530
+def _kernel_rows(tokens, V):
+    "The compressed rows made by the kernel, for a valid int64 CPU tensor when the kernel is loaded; None where it does not apply; invalid tokens refused by check_tokens."
+    if not (torch.is_tensor(tokens) and tokens.dtype == torch.int64 and tokens.ndim == 2 and tokens.device.type == 'cpu'
+            and tokens.numel() > 0 and kernel.available()): return None
+    rows = kernel.prepare_rows(tokens.contiguous())
+    if rows['min'] < -1 or rows['max'] >= min(MAX_V, V if V is not None else MAX_V) or rows['first_empty'] is not None:
+        check_tokens(tokens, V)                                        # names the problem
+        raise RuntimeError(f"attn_tokens: the kernel found invalid tokens that check_tokens accepted: {rows['min']}, {rows['max']}, {rows['first_empty']}")
+    return rows
+
+def _torch_rows(tokens):
+    "The compressed rows made with torch ops (any device), from checked tokens: the same dict as kernel.prepare_rows."
+    n, dev = len(tokens), tokens.device
+    valid = tokens >= 0
+    n_ids = int(tokens.max()) + 1
+    rows = torch.arange(n, device=dev)[:, None].expand_as(tokens)[valid]
+    keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)   # sorted by row, then id
+    ends = torch.cumsum(torch.bincount(keys // n_ids, minlength=n), 0)             # distinct tokens per row, summed
+    return dict(offsets=torch.cat([ends.new_zeros(1), ends]), ids=(keys % n_ids).to(torch.int32), lengths=valid.sum(1),
+                logc=None if bool((counts == 1).all()) else counts.double().log(), max=n_ids - 1)
+
+def _make_blocks(offsets, ids, logc, growth, block_size):
+    "Blocks of sequences of similar length (padding at most a fraction `growth`, at most `block_size` entries each) from compressed rows."
+    n, dev = len(offsets) - 1, offsets.device
+    ulen = offsets[1:] - offsets[:-1]
+    uid = ids.long()
+    logc = torch.zeros(len(uid), dtype=torch.float64, device=dev) if logc is None else logc
+    order = torch.sort(ulen, stable=True).indices
+    ls = ulen[order].tolist()
+    blocks, start = [], 0
+    while start < n:
+        stop, cap = start + 1, ls[start] * (1 + growth)
+        while stop < n and ls[stop] <= cap and (stop - start + 1) * ls[stop] <= block_size: stop += 1
+        r = order[start:stop]
+        pos = torch.arange(ls[stop - 1], device=dev)
+        real = pos < ulen[r][:, None]
+        idx = (offsets[r][:, None] + pos).clamp(max=len(uid) - 1)
+        bias = torch.where(real, logc[idx], float('-inf'))
+        blocks.append(_Block(r, torch.where(real, uid[idx], 0), None if bool((bias == 0).all()) else bias))
+        start = stop
+    return blocks
 
 # %% ../nbs/00_core.ipynb #6d8cd5e1
 def _gather(x, ids):
