@@ -25,7 +25,13 @@ _HEADER = r'''
 #include <immintrin.h>
 #endif
 
-static int n_threads(int nt) { return nt < 1 ? 1 : nt; }
+static int n_threads(int nt) {   // without OpenMP the parallel regions run once, as thread 0: one share only
+#ifdef _OPENMP
+    return nt < 1 ? 1 : nt;
+#else
+    (void)nt; return 1;
+#endif
+}
 static int thread_id() {
 #ifdef _OPENMP
     return omp_get_thread_num();
