@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['traffic', 'check_ranks', 'loss_and_grads', 'vp_loss_and_grads', 'step_bytes']
 
-# %% ../nbs/11_distributed.ipynb #39c2707f
+# %% ../nbs/11_distributed.ipynb #070824be
 import torch
 import torch.distributed as dist
 from . import core
 
-# %% ../nbs/11_distributed.ipynb #65886a99
+# %% ../nbs/11_distributed.ipynb #406e1a63
 _DTYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 traffic = {}   # bytes handed to each collective in the last step of this process, by name
 
@@ -21,8 +21,13 @@ def _world():
                          "(launch with torchrun, which sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT)")
     return dist.get_rank(), dist.get_world_size()
 
-def _sent(name, t):
+def _collective(name, op, t, *args):
+    "Run dist.`op`(*args) after counting the bytes of `t`; a failure (a rank died or hung past the timeout) names this rank and the step."
     traffic[name] = traffic.get(name, 0) + t.numel() * t.element_size()
+    try: op(*args)
+    except RuntimeError as e:
+        raise RuntimeError(f"rank {dist.get_rank()}: the {name} of the step failed: another rank died or did not answer within "
+                           f"the process group's timeout (init_process_group(timeout=...)); look for the error of the other ranks. {e}") from e
 
 def _local(E, p, v, tokens, labels):
     "(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad one."
@@ -44,9 +49,8 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     try: meta, err = [1] + _local(E, p, v, tokens, labels), None
     except ValueError as e: meta, err = [0] * 7, e
     mine = torch.tensor(meta, dtype=torch.int64)
-    _sent('all_gather (metadata)', mine)
     got = [torch.empty_like(mine) for _ in range(world)]
-    dist.all_gather(got, mine)
+    _collective('all_gather (metadata)', dist.all_gather, mine, got, mine)
     M = torch.stack(got).tolist()
     if err is not None: raise ValueError(f"rank {rank}: {err}") from err
     bad = [r for r in range(world) if not M[r][0]]
@@ -67,7 +71,7 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     if n == 0: raise ValueError("no rank holds a sequence: give at least one rank a non-empty shard")
     return V, rows, n
 
-# %% ../nbs/11_distributed.ipynb #b83a230e
+# %% ../nbs/11_distributed.ipynb #aaa032d1
 def _head(p, v):
     "H = [v; p]: the head row(s), then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
@@ -88,8 +92,7 @@ def _shard_G(UZ, v, tokens, labels, backend):
 
 def _reduce_G(buf, V):
     "All-reduce the buffer; return (mean loss, G) over every rank's sequences."
-    _sent('all_reduce (G, loss, n)', buf)
-    dist.all_reduce(buf)
+    _collective('all_reduce (G, loss, n)', dist.all_reduce, buf, buf)
     n = buf[-1]
     return buf[-2] / n, (buf[:-2] / n).view(V, -1)
 
@@ -111,16 +114,14 @@ def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
     H = _head(p, v)
     mine = E_rows.new_zeros(max(rows), len(H))             # all_gather needs equal sizes: pad to the largest block
     mine[:len(E_rows)] = E_rows @ H.T
-    _sent('all_gather (u, z)', mine)
     got = [torch.empty_like(mine) for _ in range(world)]
-    dist.all_gather(got, mine)
+    _collective('all_gather (u, z)', dist.all_gather, mine, got, mine)
     UZ = torch.cat([g[:r] for g, r in zip(got, rows)])
     loss, G = _reduce_G(_shard_G(UZ, v, tokens, labels, backend), V)
     lo = sum(rows[:rank])
     Gr = G[lo:lo + len(E_rows)]
     DH = Gr.T @ E_rows
-    _sent('all_reduce (dv, dp)', DH)
-    dist.all_reduce(DH)
+    _collective('all_reduce (dv, dp)', dist.all_reduce, DH, DH)
     return loss, Gr @ H, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
