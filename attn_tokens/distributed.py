@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['traffic', 'check_ranks', 'loss_and_grads', 'vp_loss_and_grads', 'step_bytes', 'bench', 'main']
 
-# %% ../nbs/11_distributed.ipynb #047ddb43
+# %% ../nbs/11_distributed.ipynb #872a91ac
 import argparse, sys, time
 import torch
 import torch.distributed as dist
 from . import core
 
-# %% ../nbs/11_distributed.ipynb #36234a0f
+# %% ../nbs/11_distributed.ipynb #b41d1d16
 _DTYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 traffic = {}   # bytes handed to each collective in the last step of this process, by name
 
@@ -72,7 +72,7 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     if n == 0: raise ValueError("no rank holds a sequence: give at least one rank a non-empty shard")
     return V, rows, n
 
-# %% ../nbs/11_distributed.ipynb #5085ac06
+# %% ../nbs/11_distributed.ipynb #2d93ed3e
 def _head(p, v):
     "H = [v; p]: the head row(s), then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
@@ -80,6 +80,10 @@ def _head(p, v):
 def _shard_G(UZ, v, tokens, labels, backend):
     "Flat buffer [n_r G_r, n_r L_r, n_r] of this rank's shard, from the whole [u, z] (V, K'+1)."
     V, k = UZ.shape
+    if not bool(torch.isfinite(UZ).all()):                   # on every rank, also one without sequences: none waits alone
+        s = int((~torch.isfinite(UZ)).any(1).nonzero()[0])
+        raise ValueError(f"[u, z] = E [v; p]^T is not finite in row {s} (token {s}): E, p or v has a non-finite entry, or they overflow "
+                         f"{UZ.dtype}; the parameters must be finite (if they come from training, lower the learning rate)")
     buf = UZ.new_zeros(V * k + 2)
     n_r = len(tokens)
     if n_r:
@@ -133,7 +137,7 @@ def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
     else: ours = (-(-V // world) * k + V * k + 2 + k * d) * itemsize + meta
     return ours, V * d * itemsize
 
-# %% ../nbs/11_distributed.ipynb #e4b8dc43
+# %% ../nbs/11_distributed.ipynb #30410d53
 def bench(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0):
     "Seconds per step (the slowest rank) and bytes per step and rank of both layouts, in the running process group."
     rank, world = _world()
