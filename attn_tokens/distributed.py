@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['traffic', 'check_ranks', 'loss_and_grads', 'vp_loss_and_grads', 'step_bytes', 'bench', 'main']
 
-# %% ../nbs/11_distributed.ipynb #872a91ac
+# %% ../nbs/11_distributed.ipynb #58aeecef
 import argparse, sys, time
 import torch
 import torch.distributed as dist
 from . import core
 
-# %% ../nbs/11_distributed.ipynb #b41d1d16
+# %% ../nbs/11_distributed.ipynb #52f20e0c
 _DTYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
 traffic = {}   # bytes handed to each collective in the last step of this process, by name
 
@@ -72,7 +72,7 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     if n == 0: raise ValueError("no rank holds a sequence: give at least one rank a non-empty shard")
     return V, rows, n
 
-# %% ../nbs/11_distributed.ipynb #2d93ed3e
+# %% ../nbs/11_distributed.ipynb #c3c408aa
 def _head(p, v):
     "H = [v; p]: the head row(s), then p."
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
@@ -137,7 +137,7 @@ def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
     else: ours = (-(-V // world) * k + V * k + 2 + k * d) * itemsize + meta
     return ours, V * d * itemsize
 
-# %% ../nbs/11_distributed.ipynb #30410d53
+# %% ../nbs/11_distributed.ipynb #7f46eacb
 def bench(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0):
     "Seconds per step (the slowest rank) and bytes per step and rank of both layouts, in the running process group."
     rank, world = _world()
