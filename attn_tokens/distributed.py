@@ -129,6 +129,7 @@ def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
     _collective('all_reduce (dv, dp)', dist.all_reduce, DH, DH)
     return loss, Gr @ H, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
+# %% ../nbs/11_distributed.ipynb #d418c2b3
 def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
     "Bytes handed to the collectives per step and rank (payloads, not wire bytes) for `head_rows` = K' rows of v (1: binary), and those of an all-reduce of dE."
     k = head_rows + 1
