@@ -50,8 +50,9 @@ class GDHistory:
     stop_reason: str = 'steps'
     ps: dict = field(default_factory=dict)            # step -> p (when keep_p_every > 0)
     def monotone(self) -> bool:
-        "Whether the loss never increased from one step to the next."
-        return bool((np.diff(np.asarray(self.step_loss, dtype=np.float64)) <= 0).all())
+        "Whether the loss never increased from one step to the next (by more than float64 rounding of the loss, 8e-16 relative)."
+        L = np.asarray(self.step_loss, dtype=np.float64)
+        return bool((np.diff(L) <= 8e-16 * np.abs(L[:-1])).all())
     def arrays(self):
         "The history as a dict of float64 numpy arrays."
         return {k: np.asarray(getattr(self, k), dtype=np.float64) for k in
@@ -89,9 +90,9 @@ def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
     slope = (g @ d).item()
     for k in range(max_halvings + 1):
         q = p + eta * d; lq, gq = f(q); lq = float(lq)
-        # below float64's resolution of the loss (deep in the tail) "not larger" is all that can be checked
+        # below float64's resolution of the loss (deep in the tail) "not larger up to rounding" is all that can be checked
         flat = c * eta * -slope <= 4e-16 * abs(loss)
-        if math.isfinite(lq) and (lq <= loss + c * eta * slope or (flat and lq <= loss)): return q, lq, gq, eta, k
+        if math.isfinite(lq) and (lq <= loss + c * eta * slope or (flat and lq <= loss + 4e-16 * abs(loss))): return q, lq, gq, eta, k
         eta /= 2
     return None
 
