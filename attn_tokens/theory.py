@@ -81,10 +81,12 @@ class ProtocolResult:
         H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
         gap = L - self.loss_inf
         if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
-        if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
-            return 'non_monotone', f"{self.history.stop_reason}; loss monotone: {self.history.monotone()}"
         omc = H['one_minus_cos'][-1]
         if mass > 0.99 and omc <= 1e-3: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+        if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
+            up = np.append(np.diff(np.asarray(self.history.step_loss)), 0.)
+            return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
+                                    f"{up.max():.3g} at step {int(up.argmax())})")
         if mass <= 0.99 and gap > 0 and gn < 1e-3 * gap:
             return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
                                f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped at a locally optimal direction")
