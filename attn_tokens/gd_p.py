@@ -44,12 +44,20 @@ class GDHistory:
     nonsel_mass: list = field(default_factory=list)
     grad_norm: list = field(default_factory=list)
     time_s: list = field(default_factory=list)        # wall-clock seconds since the start of the run
+    step_loss: list = field(default_factory=list)   # the loss at EVERY step 0..T (whatever record_every is)
+    n_backtracks: int = 0                             # halvings of the step in the Armijo line search (monotone mode)
+    n_capped: int = 0                                 # steps whose size the score cap set (monotone mode)
     stop_reason: str = 'steps'
     ps: dict = field(default_factory=dict)            # step -> p (when keep_p_every > 0)
+    def monotone(self) -> bool:
+        "Whether the loss never increased from one step to the next (by more than float64 rounding of the loss, 8e-16 relative)."
+        L = np.asarray(self.step_loss, dtype=np.float64)
+        return bool((np.diff(L) <= 8e-16 * np.abs(L[:-1])).all())
     def arrays(self):
         "The history as a dict of float64 numpy arrays."
         return {k: np.asarray(getattr(self, k), dtype=np.float64) for k in
-                ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s')}
+                ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s',
+                 'step_loss')}
 
 # %% ../nbs/03b_gd_p.ipynb #6d1a9c3e
 def check_int(name, x, lo, fix='', hi=None) -> int:
@@ -72,10 +80,32 @@ def _one_minus_cos(p, q):
     "1 - cos(p, q) computed without cancellation: ||p/|p| - q/|q|||^2 / 2."
     return 0.5 * (p / p.norm() - q / q.norm()).norm().item() ** 2
 
+def _max_weight(z, tokens):
+    "Mean over sequences of the largest softmax weight of z: 1 once every sequence has chosen one token."
+    t = token_ids(tokens); zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
+    return (zX.max(1).values - torch.logsumexp(zX, 1)).exp().mean().item()
+
+def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
+    "Backtracking along d: the first eta/2^k with f(p + eta d) <= f(p) + c eta g.d; (p, loss, g, eta, halvings) or None."
+    slope = (g @ d).item()
+    for k in range(max_halvings + 1):
+        q = p + eta * d; lq, gq = f(q); lq = float(lq)
+        # below float64's resolution of the loss (deep in the tail) "not larger up to rounding" is all that can be checked
+        flat = c * eta * -slope <= 4e-16 * abs(loss)
+        if math.isfinite(lq) and (lq <= loss + c * eta * slope or (flat and lq <= loss + 4e-16 * abs(loss))): return q, lq, gq, eta, k
+        eta /= 2
+    return None
+
 def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=None, sel=None,
-         record_every=1, progress=False, grad_fn=None, keep_p_every=0):
-    "GD (or normalised GD) on p with E, v fixed, from p0 (default 0); records a GDHistory against `mm` (MaxMarginResult)."
+         record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False, score_cap=None, cap_until=0.99,
+         cap_steps=50000):
+    """GD (or normalised GD) on p with E, v fixed, from p0 (default 0); records a GDHistory against `mm` (MaxMarginResult).
+    score_cap: while the mean largest attention weight is below cap_until (at most cap_steps steps, not counted in
+    `steps`), the step is capped so that max_s |E_s^T dp| <= score_cap; monotone=True: the step is halved until the
+    Armijo condition holds, so the loss never increases."""
     steps, record_every, lr = check_int('steps', steps, 0), check_int('record_every', record_every, 1), check_positive('lr', lr)
+    if score_cap is not None: score_cap = check_positive('score_cap', score_cap, '; pass a cap > 0 on the score change per step, or None')
+    cap_steps = check_int('cap_steps', cap_steps, 0, '; pass the most capped steps (default 50000)')
     batch = core.TokenBatch.make(token_ids(tokens), labels, E.shape[0])
     u = E @ v
     p = torch.zeros(E.shape[1], dtype=E.dtype) if p0 is None else p0.clone()
@@ -93,12 +123,15 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
             mg = (A @ p).min().item(); hist.margin.append(mg)
             hist.norm_margin.append(pmm_norm * mg / max(p.norm().item(), 1e-300))
             hist.one_minus_cos.append(_one_minus_cos(p, mm.p) if mm.feasible and p.norm() > 0 else float('nan'))
-    for step in tqdm(range(steps + 1), disable=not progress, desc='GD on p', leave=False):
-        loss, g = grad_fn(p)
+    loss, g = grad_fn(p); step = n_free = 0; capping = score_cap is not None
+    bar = tqdm(total=steps, disable=not progress, desc='GD on p', leave=False)
+    while True:
+        hist.step_loss.append(float(loss))
         gmax = g.abs().max()                      # scale first: squares of 1e-160 underflow in g.norm()
-        if step % record_every == 0 or step == steps: record(step, loss, g)
-        if keep_p_every and (step % keep_p_every == 0 or step == steps): hist.ps[step] = p.clone()
-        if step == steps: break
+        done = n_free >= steps
+        if step % record_every == 0 or done: record(step, loss, g)
+        if keep_p_every and (step % keep_p_every == 0 or done): hist.ps[step] = p.clone()
+        if done: break
         if not (torch.isfinite(gmax) and math.isfinite(loss)):
             hist.stop_reason = f'non-finite loss or gradient at step {step} (loss {float(loss):.3g}, max |grad| = {gmax.item():.3g})'
         elif gmax == 0: hist.stop_reason = f'gradient underflow at step {step} (max |grad| = 0)'
@@ -106,7 +139,24 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
             if hist.step[-1] != step: record(step, loss, g)
             break
         gs = g / gmax
-        p = p - lr * (gs / gs.norm() if normalized else g)
+        d = -(gs / gs.norm() if normalized else g)
+        eta = lr                                  # the capped phase ends for good once the attention has chosen
+        capping = capping and hist.n_capped < cap_steps and _max_weight(E @ p, batch.tokens) < cap_until
+        if capping:
+            dz = (E @ d).abs().max().item(); hist.n_capped += 1
+            if eta * dz > score_cap: eta = score_cap / dz
+        else: n_free += 1; bar.update()
+        step += 1
+        if not monotone: p = p + eta * d; loss, g = grad_fn(p); continue
+        acc = _armijo(grad_fn, p, float(loss), g, d, eta)
+        if acc is None:
+            hist.stop_reason = (f'no descent at step {step - 1}: the Armijo condition failed down to a step of lr / 2^60 '
+                                '(a non-monotone step was refused)')
+            record(step - 1, loss, g); break
+        p, loss, g, _, k = acc; hist.n_backtracks += k
+    bar.close()
+    if monotone and not hist.monotone():
+        raise AssertionError(f"the loss increased in a monotone run: max increase {np.diff(hist.step_loss).max():.3g}")
     return p, hist
 
 # %% ../nbs/03b_gd_p.ipynb #7e4d101e

@@ -33,11 +33,20 @@ class ProtocolConfig:
     final_margin: float = 300.
     record_every: int = 10
     progress: bool = False
+    stage2: str = 'monotone'        # 'monotone': score-capped then normalised steps, Armijo backtracking; 'normalized': fixed lr
+    score_cap: float = 0.05         # monotone: max |change of a score| per step until the attention has chosen
+    cap_until: float = 0.99         # ... i.e. until the mean largest attention weight reaches this
+    cap_steps: int | None = None    # ... for at most this many steps (on top of `steps`); None: 10 x steps
     def __post_init__(self): self.check()
     def check(self):
         "Raise a ValueError naming the first bad field and what to pass instead."
         for k in ('d', 'steps', 'record_every'): check_int(k, getattr(self, k), 1, f"; pass {k} >= 1 (default {getattr(type(self), k)})")
         check_int('seed', self.seed, 0, "; pass e.g. seed=0", SEED_MAX)
+        if self.cap_steps is not None: check_int('cap_steps', self.cap_steps, 0, "; pass the most score-capped steps, or None for 10 x steps")
+        if self.stage2 not in ('monotone', 'normalized'):
+            raise ValueError(f"stage2 = {self.stage2!r} is not a stage-2 scheme; pass 'monotone' (default) or 'normalized'")
+        check_positive('score_cap', self.score_cap, "; pass a cap > 0 on the score change per step (default 0.05)")
+        check_positive('cap_until', self.cap_until, "; pass an attention weight in (0, 1] (default 0.99)")
         if self.eta0 is not None: check_positive('eta0', self.eta0, "; pass a stage-1 step > 0, or eta0=None for eta0_factor x the exact threshold")
         check_positive('eta0_factor', self.eta0_factor, "; pass a factor > 0 (default 1.2, just past the exact threshold)")
         if self.lr is not None: check_positive('lr', self.lr, "; pass a normalised-GD step > 0, or lr=None for final_margin * ||p_mm|| / steps")
@@ -66,6 +75,23 @@ class ProtocolResult:
     one_step_error: float            # relative error rho of the stage-1 approximation
     one_step_bound_holds: bool       # Proposition C's bound holds for every token
     time_s: float
+    loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
+    def diagnosis(self):
+        "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
+        H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
+        gap = L - self.loss_inf
+        if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
+        omc = H['one_minus_cos'][-1]
+        if mass > 0.99 and omc <= 1e-3: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+        if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
+            up = np.append(np.diff(np.asarray(self.history.step_loss)), 0.)
+            return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
+                                    f"{up.max():.3g} at step {int(up.argmax())})")
+        if mass <= 0.99 and gap > 0 and gn < 1e-3 * gap:
+            return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
+                               f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped at a locally optimal direction")
+        return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
+                              f"its infimum, gradient norm {gn:.3g}; pass more steps")
     def summary(self):
         "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
         H = self.history.arrays(); omc = H['one_minus_cos']
@@ -87,7 +113,9 @@ class ProtocolResult:
             selection_reached=bool(H['sel_mass'][-1] > 0.99),
             d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
             steps=int(H['step'][-1]),
-            stop=self.history.stop_reason, time_s=round(self.time_s, 3)))
+            stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
+            capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
+            loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1]))
 
 # %% ../nbs/03c_theory.ipynb #0f3b7e5d
 def _int_ids(x, name):
@@ -127,13 +155,14 @@ def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
         raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach {umax:.3g} and saturate the loss; {fix}")
     raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check that sequences hold distinct tokens)")
 
-def _check_stage2_end(p, hist, lr):
-    "ValueError if stage 2 left float64's range, or stopped early (gradient underflow) before selecting: lr too large."
+def _check_stage2_end(p, hist, lr, lr_given=True):
+    "ValueError if stage 2 left float64's range, stopped early (gradient underflow) before selecting, or found no descent with a given lr: lr too large."
     stop, fix = hist.stop_reason, f"the normalised-GD step lr = {lr:.3g} is too large: pass a smaller lr (or final_margin, which sets the default lr)"
     if stop.startswith('non-finite') or not (torch.isfinite(p).all() and math.isfinite(hist.loss[-1])):
         why = stop if stop.startswith('non-finite') else f'p or the loss is not finite at step {int(hist.step[-1])}'
         raise ValueError(f"stage 2 failed: {why}; {fix}")
-    if stop != 'steps' and not hist.sel_mass[-1] > 0.99:
+    if stop.startswith('no descent') and lr_given: raise ValueError(f"stage 2 stopped: {stop}; {fix}")
+    if stop != 'steps' and not stop.startswith('no descent') and not hist.sel_mass[-1] > 0.99:
         raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
 
 # %% ../nbs/03c_theory.ipynb #9c4e1d7b
@@ -167,11 +196,14 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     lr = cfg.lr if cfg.lr is not None else (cfg.final_margin * mm.p.norm().item() / cfg.steps if mm.feasible else 0.1)
     if not (math.isfinite(lr) and lr > 0):
         raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a finite step > 0; pass lr or change final_margin")
+    mono = dict(monotone=True, score_cap=cfg.score_cap, cap_until=cfg.cap_until,
+                cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps) if cfg.stage2 == 'monotone' else {}
     p, hist = gd_p(E1, v, batch, labels, steps=cfg.steps, lr=lr, normalized=True, mm=mm, sel=sel,
-                   record_every=cfg.record_every, progress=cfg.progress)
-    _check_stage2_end(p, hist, lr)
+                   record_every=cfg.record_every, progress=cfg.progress, **mono)
+    _check_stage2_end(p, hist, lr, cfg.lr is not None)
+    L_inf = torch.nn.functional.softplus(-core.signed_labels(labels, u1.dtype) * u1[sel]).mean().item()
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
-                          time.time() - t0)
+                          time.time() - t0, L_inf)
 
 # %% ../nbs/03c_theory.ipynb #6ac0ac35
 def cli_parser(p):
@@ -185,6 +217,10 @@ def cli_parser(p):
     p.add_argument('--steps', type=positive_int, default=3000, help='normalised-GD steps on p (default 3000)')
     p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
     p.add_argument('--final-margin', type=positive_float, default=300., help='target final minimum score gap for the default lr')
+    p.add_argument('--stage2', choices=('monotone', 'normalized'), default='monotone',
+                   help="stage-2 scheme: 'monotone' (default: score-capped steps until the attention has chosen, then normalised "
+                        "steps, Armijo backtracking: the loss never increases) or 'normalized' (fixed normalised steps)")
+    p.add_argument('--score-cap', type=positive_float, default=0.05, help='monotone: max score change per step until the attention has chosen (default 0.05)')
     p.add_argument('--record-every', type=positive_int, default=10, help='history every this many steps (default 10)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.add_argument('--threads', type=positive_int, default=1,
@@ -215,19 +251,20 @@ def _cli_run(args):
     data = load_tokens(args.data)
     if data.n_classes != 2: raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} classes")
     cfg = ProtocolConfig(d=args.d, eta0=args.eta0, seed=args.seed, steps=args.steps, lr=args.lr,
-                         final_margin=args.final_margin, record_every=args.record_every, progress=not args.no_progress)
+                         final_margin=args.final_margin, record_every=args.record_every, progress=not args.no_progress,
+                         stage2=args.stage2, score_cap=args.score_cap)
     res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
     S = res.summary()
     print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E {res.eta0_threshold:.4g}), relative error of the one-step "
           f"prediction {res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
     print(res.assumption1.summary()); print('max margin: ' + res.mm.summary())
     if S['cos'] is not None:
-        print(f"stage 2: {S['steps']} normalised-GD steps in {S['time_s']:.1f} s: cos(p, p_mm) = {S['cos']:.8f}, "
+        print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps ({S['capped_steps']} score-capped) "
+              f"in {S['time_s']:.1f} s: cos(p, p_mm) = {S['cos']:.8f}, "
               f"1 - cos decreasing to the end: {S['one_minus_cos_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
               f"selection mass {S['selection_mass']:.6f}")
-    if not S['selection_reached']:
-        print(f"warning: GD on p did not reach the selection (mass {S['selection_mass']:.3f}); eta0 may be too large "
-              f"(the window for eta0, notebook 03c_theory) or the run too short", file=sys.stderr)
+    if S['diagnosis'] != 'converged':
+        print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}", file=sys.stderr)
     if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
     print(json.dumps(S, allow_nan=False))
     return 0
