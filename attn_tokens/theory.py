@@ -17,7 +17,8 @@ from .one_step import one_step_error_bound, one_step_prediction, one_step_relati
 from .stats import token_stats
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
                                     selection)
-from .gd_p import GDHistory, check_int, check_positive, gd_p, p_loss_and_grad
+from .core import check_int, check_positive
+from .gd_p import GDHistory, gd_p, p_loss_and_grad
 from .eta0 import eta0_exact_threshold, eta0_threshold
 
 # %% ../nbs/03c_theory.ipynb #7c03afb0
@@ -119,12 +120,9 @@ class ProtocolResult:
 
 # %% ../nbs/03c_theory.ipynb #0f3b7e5d
 def _int_ids(x, name):
-    "`x` (tensor, array or list of ids) as int64; ValueError for a non-integer dtype (fractional ids are never truncated)."
+    "`x` (tensor, array or list of ids) as int64, refused by `core.check_integer` if it has a floating-point dtype (never truncated)."
     x = torch.as_tensor(x)
-    if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool:
-        bad = (~torch.isfinite(x) | (x != x.round())) if x.dtype.is_floating_point else torch.zeros(0, dtype=torch.bool)
-        held = f" holding {x[bad][0].item()!r}, not a whole number" if bad.any() else ''
-        raise ValueError(f"{name} must be integer ids, got dtype {x.dtype}{held}; pass integer ids (an int64 array or tensor)")
+    core.check_integer(x, name)
     return x.to(torch.long)
 
 def _eta0_text(eta, eta_ex):
