@@ -6,17 +6,17 @@
 __all__ = ['PAPER', 'PUBLISHED', 'PaperSetting', 'vocab_cut', 'PublishedTable', 'published_table', 'table_bins', 'binned_like',
            'table_shape', 'compare_table', 'plot_overlay']
 
-# %% ../nbs/04c_paper.ipynb #c1aadc49
+# %% ../nbs/04c_paper.ipynb #bafe94e0
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import numpy as np
 
-# %% ../nbs/04c_paper.ipynb #84e4a907
+# %% ../nbs/04c_paper.ipynb #55c32b8c
 from . import files, stats
 from .analysis import spearman, pearson, _arr
 
-# %% ../nbs/04c_paper.ipynb #df32fc8e
+# %% ../nbs/04c_paper.ipynb #3637bca7
 @dataclass(frozen=True)
 class PaperSetting:
     "The rebuttal's setting of the real-data experiments, and how we meet it (see the notebook for the sources)."
@@ -43,7 +43,7 @@ def vocab_cut(counts, target: int) -> tuple:
     i = np.flatnonzero(np.abs(sizes - target) == np.abs(sizes - target).min())[-1]
     return int(cuts[i]), int(sizes[i])
 
-# %% ../nbs/04c_paper.ipynb #746096d8
+# %% ../nbs/04c_paper.ipynb #fb0a459b
 PUBLISHED = ('two_layer_W2p', 'two_layer_v', 'mlp_v', 'mlp_p', 'yelp4_v2', 'yelp4_v4')
 
 @dataclass
@@ -65,7 +65,7 @@ def published_table(name: str) -> PublishedTable:
     xt, yt = [r[0] for r in rows], [r[1] for r in rows]
     return PublishedTable(name, np.array(xt, float), np.array(yt, float), xt, yt, notes)
 
-# %% ../nbs/04c_paper.ipynb #20f56407
+# %% ../nbs/04c_paper.ipynb #86808c0a
 def table_bins(centres, decimals=None) -> dict:
     "Equal-width bins behind published centres: origin `a`, width `w`, slot `k` of each centre, `n_bins` slots, edges `lo`, `hi`."
     c = np.asarray(centres, float); n = len(c)
@@ -79,14 +79,17 @@ def table_bins(centres, decimals=None) -> dict:
             return {'a': float(a), 'w': float(w), 'k': k, 'n_bins': int(k[-1]) + 1, 'lo': float(a - w / 2), 'hi': float(a + w * (k[-1] + 0.5))}
     raise ValueError(f"table_bins: no equal-width grid fits the centres {c} within {tol}")
 
-def binned_like(table: PublishedTable, x, y) -> dict:
-    "Our bin means (and counts) of `y` over token values `x`, in the published table's bins (outer bins open)."
+def binned_like(table: PublishedTable, x, y, span: str = 'table') -> dict:
+    "Our bin means (and counts) of `y` over token values `x` in the published table's bins (outer bins open), or (span='data') in as many equal bins over the range of our `x`, same slots."
     tb = table_bins(table.x, decimals=len(table.x_text[0].split('.')[-1]))
     x, y = _arr(x), _arr(y)
+    if span == 'data':
+        ok = np.isfinite(x); tb = dict(tb, lo=float(x[ok].min()), hi=float(x[ok].max()))
+    elif span != 'table': raise ValueError(f"span={span!r}: use 'table' (their bins) or 'data' (their binning over our range)")
     b = stats.bin_stats(np.clip(x, tb['lo'], tb['hi']), y, tb['n_bins'], tb['lo'], tb['hi'])
     return {'mean': b.mean[tb['k']], 'count': b.count[tb['k']], 'bins': tb}
 
-# %% ../nbs/04c_paper.ipynb #aa09ede0
+# %% ../nbs/04c_paper.ipynb #52cdb9eb
 def table_shape(centres, means) -> dict:
     "A table's own shape: Spearman(centres, means), and the U statistic (outer minus middle bin means) / max |mean|."
     c, m = np.asarray(centres, float), np.asarray(means, float)
@@ -96,11 +99,11 @@ def table_shape(centres, means) -> dict:
     u = (o.mean() - mid.mean()) / top if len(o) and len(mid) and top > 0 else float('nan')
     return {'spearman': spearman(c, m), 'u_bins': float(u)}
 
-def compare_table(name: str, x, y) -> dict:
-    "Ours (token values `x`, scores `y`) against published table `name` on its bins: correlations and both shapes."
+def compare_table(name: str, x, y, span: str = 'table') -> dict:
+    "Ours (token values `x`, scores `y`) against published table `name` on its bins (`span`: see `binned_like`): correlations and both shapes."
     t = published_table(name)
-    ours = binned_like(t, x, y)
-    return {'name': name, 'spearman': spearman(ours['mean'], t.y), 'pearson': pearson(ours['mean'], t.y),
+    ours = binned_like(t, x, y, span)
+    return {'name': name, 'span': span, 'spearman': spearman(ours['mean'], t.y), 'pearson': pearson(ours['mean'], t.y),
             'ours': ours['mean'].tolist(), 'theirs': t.y.tolist(), 'centres': t.x.tolist(), 'count': ours['count'].tolist(),
             'shape_ours': table_shape(t.x, ours['mean']), 'shape_paper': table_shape(t.x, t.y)}
 

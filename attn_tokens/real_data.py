@@ -15,6 +15,7 @@ from . import corpora, text
 from .train import OneLayer, TrainConfig
 from .analysis import embedding_report
 from .experiments import ExpConfig, Skip, experiment, claim, fit, fit_report
+from .paper import PAPER
 
 # %% ../nbs/06_real_data.ipynb #5f1adc93
 @functools.lru_cache(maxsize=8)
@@ -40,11 +41,11 @@ REAL_SIZES = {   # per data set and size: subset sizes (None = all), max_len, d,
     'imdb': {
         'quick': dict(min_count=20, n_train=2000, n_test=2000, max_len=96, d=64, lr=0.01, steps=100, rho=0.8, acc=0.7),
         'ci':    dict(min_count=20, n_train=None, n_test=None, max_len=512, d=512, lr=0.002, steps=150, rho=0.8, acc=0.8),
-        'full':  dict(min_count=20, n_train=None, n_test=None, max_len=512, d=2048, lr=0.001, steps=300, rho=0.9, acc=0.87)},
+        'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=512, d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=0.87)},
     'yelp': {
         'quick': dict(min_count=5, n_train=2000, n_test=None, max_len=96, d=64, lr=0.01, steps=100, rho=0.8, acc=None),
         'ci':    dict(min_count=5, n_train=None, n_test=None, max_len=256, d=128, lr=0.005, steps=150, rho=0.8, acc=None),
-        'full':  dict(min_count=5, n_train=None, n_test=None, max_len=512, d=2048, lr=0.001, steps=300, rho=0.9, acc=None)},
+        'full':  dict(min_count=PAPER.min_count['yelp_review_full_binary'], n_train=None, n_test=None, max_len=512, d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=None)},
 }
 REAL_SIZES['yelp_polarity'] = {k: dict(v, n_train=25000, n_test=5000, min_count=20) for k, v in REAL_SIZES['yelp'].items()}
 DATASET = {'imdb': 'imdb', 'yelp': 'yelp_review_full_binary', 'yelp_polarity': 'yelp_polarity'}
