@@ -13,7 +13,8 @@ from pathlib import Path
 import torch
 
 # %% ../nbs/08_extensions.ipynb #4b861d19
-from .train import OneLayer, TwoLayer, MLPHead, TrainConfig, train, accuracy
+from .core import OneLayerAttention
+from .train import TwoLayer, TrainConfig, train, accuracy
 from . import stats
 from .data import TokenData
 from .analysis import embedding_report, class_report
@@ -55,7 +56,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     d, protocol = REAL_SIZES['imdb'][cfg.size]['d'], PROTOCOL_SIZES[cfg.size]
     m, tr, te, _ = one_layer_real('imdb', cfg)
     full = embedding_report(m, tr)
-    m1 = OneLayer(tr.V, d, seed=cfg.seed)
+    m1 = OneLayerAttention(tr.V, d, seed=cfg.seed)
     train(m1, tr.tokens, tr.labels, TrainConfig(lr=protocol['eta0'], optimizer='gd', steps=1, val_frac=0, trainable=('E',), progress=False))
     tcfg = TrainConfig(lr=protocol['lr'], optimizer=protocol['opt'], steps=protocol['steps'], eval_every=5, patience=4, seed=cfg.seed,
                        trainable=('p', 'v'), ckpt=cfg.ckpt('imdb_one_step_protocol'), progress=cfg.progress)
@@ -76,7 +77,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
                       info={'config': dict(protocol, d=d), 'test_acc_after_step': accuracy(m1, te.tokens, te.labels)},
                       notes=f"eta0={protocol['eta0']:g} (one full-batch GD step on E, mean logistic loss), then {protocol['opt']} lr={protocol['lr']} on (p, v) with early stopping; d={d}.")
 
-# %% ../nbs/08_extensions.ipynb #113259ca
+# %% ../nbs/08_extensions.ipynb #22fd657b
 def with_paper(st: dict, comps: list, path, title='') -> dict:
     "Add comparisons with published tables (from `compare_table`) to report `st`: numbers vs_paper_*, the tables, the overlay figure."
     import matplotlib.pyplot as plt
@@ -138,7 +139,7 @@ def two_layer(cfg: ExpConfig) -> dict:
 @experiment('mlp')
 def mlp(cfg: ExpConfig) -> dict:
     "One-layer attention + MLP read-out on an IMDB subset: E^T v and E^T p."
-    return _deep('mlp', MLPHead, cfg, r'$E_s^\top p$', 'E_s^T p')
+    return _deep('mlp', functools.partial(OneLayerAttention, head='mlp'), cfg, r'$E_s^\top p$', 'E_s^T p')
 
 # %% ../nbs/08_extensions.ipynb #d957a655
 MULTI_SIZES = {
@@ -157,12 +158,12 @@ def yelp_multiclass(cfg: ExpConfig) -> dict:
                        ckpt=cfg.ckpt('yelp_multiclass'), progress=cfg.progress)
     claims = lambda nums: [claim(f"Yelp {K} classes: centred E_s^T v_{k} increases with class-{k} importance (Spearman of bin means)",
                                  nums[f'spearman_v{k}_bins'], f">= {rho}", nums[f'spearman_v{k}_bins'] >= rho) for k in range(K)]
-    return fit_report(OneLayer(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'yelp_multiclass',
+    return fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'yelp_multiclass',
                       f"Yelp Review Full, K={K}: d={settings['d']}, n={tr.n}", class_report, claims,
                       info=dict(config=dict(settings), K=K, n_train=tr.n, V=tr.V),
                       notes=f"local Yelp Review Full subset ({tr.n} train / {te.n} test), 5 star classes, first {settings['max_len']} words, d={settings['d']}.")
 
-# %% ../nbs/08_extensions.ipynb #eafca938
+# %% ../nbs/08_extensions.ipynb #d1b69ce1
 YELP4 = {'drop3': (0, 1, None, 2, 3), 'merge12': (0, 0, 1, 2, 3)}   # new class of each star rating 1..5 (None: left out)
 
 def four_classes(data: TokenData, construction: str = 'drop3') -> TokenData:
@@ -191,7 +192,7 @@ def yelp_4class(cfg: ExpConfig) -> dict:
         tr, te = four_classes(tr5, cons), four_classes(te5, cons)
         tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=5, patience=4, seed=cfg.seed,
                            ckpt=cfg.ckpt(f'yelp_4class_{cons}'), progress=cfg.progress)
-        r = fit_report(OneLayer(tr.V, settings['d'], n_classes=4, seed=cfg.seed), tr, te, tcfg, cfg, f'yelp_4class_{cons}',
+        r = fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=4, seed=cfg.seed), tr, te, tcfg, cfg, f'yelp_4class_{cons}',
                        f"Yelp, 4 classes ({cons}): d={settings['d']}, n={tr.n}", _yelp4_report,
                        lambda nums: paper_claims(f"Yelp 4 classes ({cons})", nums), info=dict(config=dict(settings), n_train=tr.n, n_test=te.n, V=tr.V))
         out['numbers'].update(r['numbers'] if cons == 'drop3' else {f'{cons}_{k}': v for k, v in r['numbers'].items()})
