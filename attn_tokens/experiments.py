@@ -9,6 +9,7 @@ __all__ = ['EXPERIMENTS', 'ExpConfig', 'Skip', 'experiment', 'claim', 'fit', 'fi
 import os
 from dataclasses import dataclass
 from pathlib import Path
+import torch
 
 # %% ../nbs/04b_experiments.ipynb #821fe656
 from . import files
@@ -54,11 +55,16 @@ def claim(text, value, rule, ok, paper=None) -> dict:
 
 # %% ../nbs/04b_experiments.ipynb #af077a42
 def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:
-    "Train `model` on a TokenData (early stopping, checkpoints per `tcfg`); numbers incl. test accuracy."
+    "Train `model` on a TokenData per `tcfg`; numbers incl. test accuracy and loss at the best-validation checkpoint. With `tcfg.keep_last` the model is left at its last (e.g. converged) parameters, whose test numbers are `*_last`."
     r = train(model, train_data.tokens, train_data.labels, tcfg)
-    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'val_loss': r.val_loss,
-           'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from}
+    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'converged': r.converged, 'stop_reason': r.stop_reason,
+           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from}
     if test_data is not None: out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
+    if r.last is not None:                   # the paper's setting: shapes of the converged model, accuracy of the best checkpoint
+        P = dict(model.named_parameters())
+        with torch.no_grad():
+            for k, t in r.last.items(): P[k].copy_(t)
+        if test_data is not None: out['test_loss_last'], out['test_acc_last'] = evaluate(model, test_data.tokens, test_data.labels)
     return out
 
 def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, fig: str, title: str, report, claims,
