@@ -9,7 +9,7 @@ __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_int', 'check_positive', 
            'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
-import math, numbers, operator
+import math, numbers, operator, threading
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -420,7 +420,6 @@ def labels_from_logits(f):
     return (f > 0).long() if f.ndim == 1 else f.argmax(1)
 
 # %% ../nbs/00_core.ipynb #ca15db95
-import threading
 _POOL_LOCK = threading.Lock()
 
 class _Pool:
