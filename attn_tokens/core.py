@@ -421,6 +421,7 @@ def labels_from_logits(f):
 
 # %% ../nbs/00_core.ipynb #ca15db95
 _POOL_LOCK = threading.Lock()
+_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
 
 class _Pool:
     "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
@@ -432,7 +433,7 @@ class _Pool:
         "An uninitialised contiguous tensor with the shape, dtype and device of `like`: a held buffer nobody uses, else a fresh one."
         nbytes = like.numel() * like.element_size()
         with _POOL_LOCK:
-            free = lambda s: torch._C._storage_Use_Count(s._cdata) == 1
+            free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
             self.held = [s for s in self.held if s.device == like.device and s.nbytes() == nbytes or not free(s)]
             for s in self.held:
                 if s.device == like.device and s.nbytes() == nbytes and free(s):
