@@ -132,6 +132,7 @@ def pool_bench(cfg, tokens, labels, E, p, v, best, m=200):
     return dict(pool_n=m, pool_ms=1e3 * t['pool'], pool_engine_ms=1e3 * t['engine'], pool_ratio=t['pool'] / t['engine'],
                 pool_ref_ms=1e3 * ref, pool_speedup=ref / t['pool'], pool_max_rel_err=err)
 
+# %% ../nbs/07_bench.ipynb #ccf08938
 def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     "Time the engine (both backends) and the reference on `cfg`; return a dict of figures."
     tokens, labels, E, p, v = imdb_like_batch(cfg)
@@ -178,6 +179,7 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     res['torch_copy_fraction'] = res['torch_GBps'] / res['copy_GBps']
     return res
 
+# %% ../nbs/07_bench.ipynb #f37330b5
 def report(res):
     "The benchmark's figures, one line each."
     lines = [f"config        n={res['config']['n']} V={res['config']['V']} d={res['config']['d']} {res['config']['dtype']}, "
