@@ -10,7 +10,8 @@ __all__ = ['FROZEN_SIZES', 'PROTOCOL_SIZES', 'DEEP_SIZES', 'MULTI_SIZES', 'froze
 import functools
 
 # %% ../nbs/08_extensions.ipynb #4b861d19
-from .train import OneLayer, TwoLayer, MLPHead, TrainConfig, train, accuracy
+from .core import OneLayerAttention
+from .train import TwoLayer, TrainConfig, train, accuracy
 from .analysis import embedding_report, class_report
 from .experiments import ExpConfig, experiment, claim, fit_report
 from .real_data import REAL_SIZES, load_real, one_layer_real
@@ -49,7 +50,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     d, protocol = REAL_SIZES['imdb'][cfg.size]['d'], PROTOCOL_SIZES[cfg.size]
     m, tr, te, _ = one_layer_real('imdb', cfg)
     full = embedding_report(m, tr)
-    m1 = OneLayer(tr.V, d, seed=cfg.seed)
+    m1 = OneLayerAttention(tr.V, d, seed=cfg.seed)
     train(m1, tr.tokens, tr.labels, TrainConfig(lr=protocol['eta0'], optimizer='gd', steps=1, val_frac=0, trainable=('E',), progress=False))
     tcfg = TrainConfig(lr=protocol['lr'], optimizer=protocol['opt'], steps=protocol['steps'], eval_every=5, patience=4, seed=cfg.seed,
                        trainable=('p', 'v'), ckpt=cfg.ckpt('imdb_one_step_protocol'), progress=cfg.progress)
@@ -98,7 +99,7 @@ def two_layer(cfg: ExpConfig) -> dict:
 @experiment('mlp')
 def mlp(cfg: ExpConfig) -> dict:
     "One-layer attention + MLP read-out on an IMDB subset: E^T v and E^T p."
-    return _deep('mlp', MLPHead, cfg, r'$E_s^\top p$', 'E_s^T p')
+    return _deep('mlp', functools.partial(OneLayerAttention, head='mlp'), cfg, r'$E_s^\top p$', 'E_s^T p')
 
 # %% ../nbs/08_extensions.ipynb #d957a655
 MULTI_SIZES = {
@@ -117,7 +118,7 @@ def yelp_multiclass(cfg: ExpConfig) -> dict:
                        ckpt=cfg.ckpt('yelp_multiclass'), progress=cfg.progress)
     claims = lambda nums: [claim(f"Yelp {K} classes: centred E_s^T v_{k} increases with class-{k} importance (Spearman of bin means)",
                                  nums[f'spearman_v{k}_bins'], f">= {rho}", nums[f'spearman_v{k}_bins'] >= rho) for k in range(K)]
-    return fit_report(OneLayer(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'yelp_multiclass',
+    return fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'yelp_multiclass',
                       f"Yelp Review Full, K={K}: d={settings['d']}, n={tr.n}", class_report, claims,
                       info=dict(config=dict(settings), K=K, n_train=tr.n, V=tr.V),
                       notes=f"local Yelp Review Full subset ({tr.n} train / {te.n} test), 5 star classes, first {settings['max_len']} words, d={settings['d']}.")

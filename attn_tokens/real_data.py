@@ -12,7 +12,8 @@ import torch
 
 # %% ../nbs/06_real_data.ipynb #d03e364f
 from . import corpora, text
-from .train import OneLayer, TrainConfig
+from .core import OneLayerAttention
+from .train import TrainConfig
 from .analysis import embedding_report
 from .experiments import ExpConfig, Skip, experiment, claim, fit, fit_report
 
@@ -53,7 +54,7 @@ def one_layer_setup(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
     "The one-layer model on data set `key` (not trained yet), its train and test data, its TrainConfig, and the data's numbers."
     settings = settings or REAL_SIZES[key][cfg.size]
     tr, te = load_real(DATASET[key], cfg, settings['min_count'], settings['max_len'], settings['n_train'], settings['n_test'])
-    m = OneLayer(tr.V, settings['d'], seed=cfg.seed)
+    m = OneLayerAttention(tr.V, settings['d'], seed=cfg.seed)
     tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=5, patience=4, seed=cfg.seed, trainable=trainable,
                        ckpt=cfg.ckpt(f'{key}_one_layer{tag}'), progress=cfg.progress)
     info = dict(n_train=tr.n, n_test=te.n, V=tr.V, d=settings['d'], max_len=settings['max_len'], min_count=settings['min_count'])
