@@ -28,8 +28,6 @@ def _world():
                          "(launch with torchrun, which sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT)")
     return dist.get_rank(), dist.get_world_size()
 
-_reached = [0]   # collectives this process has entered; every rank enters the same sequence
-
 def free_port():
     "A free TCP port of 127.0.0.1 (the loopback interface only)."
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -43,6 +41,18 @@ def launch(args, nproc=2, env=None, **kw):
     cmd = [sys.executable, '-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node', str(nproc),
            '--master_addr', '127.0.0.1', '--master_port', str(free_port()), *args]
     return subprocess.run(cmd, env=env, **kw)
+
+TIMEOUT = [None]   # seconds, when the group was started by `init`
+
+def init(timeout=300.0, backend='gloo'):
+    "Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a `timeout` in seconds for a rank that hangs; return (rank, world size)."
+    if not dist.is_initialized():
+        dist.init_process_group(backend, timeout=timedelta(seconds=timeout))
+        TIMEOUT[0] = float(timeout)
+    return dist.get_rank(), dist.get_world_size()
+
+# %% ../nbs/11_distributed.ipynb #4938cdc3
+_reached = [0]   # collectives this process has entered; every rank enters the same sequence
 
 def _store():
     "The default process group's key-value store (torchrun's agent, or rank 0 with tcp:// init), or None."
@@ -74,15 +84,7 @@ def _collective(name, op, t, *args):
         raise RuntimeError(f"rank {rank}: the {name} of the step failed: {_absent(rank, world)} (a rank that hangs is given up on "
                            f"after the process group's timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo says: {str(e)[:300]}") from None
 
-TIMEOUT = [None]   # seconds, when the group was started by `init`
-
-def init(timeout=300.0, backend='gloo'):
-    "Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a `timeout` in seconds for a rank that hangs; return (rank, world size)."
-    if not dist.is_initialized():
-        dist.init_process_group(backend, timeout=timedelta(seconds=timeout))
-        TIMEOUT[0] = float(timeout)
-    return dist.get_rank(), dist.get_world_size()
-
+# %% ../nbs/11_distributed.ipynb #dcc671f2
 def _local(E, p, v, tokens, labels):
     "(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad one."
     if not (torch.is_tensor(E) and E.ndim == 2): raise ValueError(f"E must be a (V, d) tensor, got {getattr(E, 'shape', type(E))}")
