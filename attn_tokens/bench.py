@@ -218,9 +218,11 @@ def cli_parser(p):
     for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=positive_int, help=f'override {k}')
     p.add_argument('--dtype', choices=['float32', 'float64'], help='override the dtype')
     p.add_argument('--seed', type=seed_int, help='seed of the random problem (0..2**63 - 1)')
+    p.add_argument('--distributed', action='store_true', help='time the data- and vocabulary-parallel steps on 2 local gloo processes (torchrun on 127.0.0.1) instead')
 
 def cli_run(args):
     "Run `attn-tokens bench` and print one line per figure."
+    if args.distributed: from attn_tokens import distributed; return distributed.bench_cli(args)   # see 11_distributed
     if args.json: check_output(args.json, force=args.force, what='--json')     # before the minutes of timing
     cfg = QUICK if args.quick else BenchConfig()
     over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats', 'seed') if getattr(args, k) is not None}

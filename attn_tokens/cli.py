@@ -67,6 +67,8 @@ def main(argv=None):
         if os.environ.get('ATTN_TOKENS_DEBUG'): raise
         print(f"{name}: error: {e}", file=sys.stderr); return 2
 
+if __name__ == '__main__' and 'IPython' not in sys.modules: sys.exit(main())   # python -m attn_tokens.cli (torchrun -m attn_tokens.cli)
+
 # %% ../nbs/09_cli.ipynb #1e2fed5b
 def run_cli(*argv, timeout=600, env=None, **kw) -> subprocess.CompletedProcess:
     "Run `attn-tokens ARGV...` in a fresh Python process (this interpreter, this package); capture its output."
