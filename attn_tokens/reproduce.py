@@ -16,7 +16,7 @@ from .train import CheckpointError, check_ckpt
 from .experiments import ExpConfig, Skip, EXPERIMENTS
 
 # %% ../nbs/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.extensions')
+EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.protocols', 'attn_tokens.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
