@@ -102,7 +102,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     for eta0 in [0.] + [10 ** (lo + i / k) for i in range((hi - lo) * k + 1)]:
         rows.append({'eta0': eta0, **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, te, full, tcfg(P['sweep_steps']))})
     m1 = one_step_model(tr, d, rule['eta0'], cfg.seed)
-    star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_protocol')))}
+    star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
     sweep_fig = _plot_sweep([r for r in rows if r['eta0'] > 0] + [star], rule['eta0'], cfg.fig('imdb_one_step_sweep'))
     claims = lambda nums: [
         claim('IMDB one-step protocol at the rule\'s eta0: test accuracy after (p, v)', nums['test_acc'], '>= 0.80', nums['test_acc'] >= 0.80),
