@@ -419,6 +419,31 @@ def labels_from_logits(f):
     "Predicted labels (int64) from logits: 1{f > 0} for (n,) binary logits, the arg-max for (n, K)."
     return (f > 0).long() if f.ndim == 1 else f.argmax(1)
 
+# %% ../nbs/00_core.ipynb #ca15db95
+import threading
+_POOL_LOCK = threading.Lock()
+
+class _Pool:
+    "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
+    def __init__(self, size=2): self.size, self.held = size, []
+    def __getstate__(self): return {'size': self.size, 'held': []}           # copies and pickles start empty
+    def __deepcopy__(self, memo): return _Pool(self.size)
+
+    def get(self, like):
+        "An uninitialised contiguous tensor with the shape, dtype and device of `like`: a held buffer nobody uses, else a fresh one."
+        nbytes = like.numel() * like.element_size()
+        with _POOL_LOCK:
+            free = lambda s: torch._C._storage_Use_Count(s._cdata) == 1
+            self.held = [s for s in self.held if s.device == like.device and s.nbytes() == nbytes or not free(s)]
+            for s in self.held:
+                if s.device == like.device and s.nbytes() == nbytes and free(s):
+                    return like.new_empty(0).set_(s, 0, like.shape)
+            t = torch.empty(like.shape, dtype=like.dtype, device=like.device)
+            if len(self.held) < self.size: self.held.append(t.untyped_storage())
+            return t
+
+_GRAD_POOL = _Pool()
+
 # %% ../nbs/00_core.ipynb #eeb0a43f
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
@@ -470,7 +495,7 @@ def attention(E, p, tokens):
 def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     "Mean loss and its gradients (loss, dE, dp, dv), using the rank-2 structure of dE."
     V, d, K = _check_params(E, p, v)
-    if out is None: out = torch.empty_like(E)
+    if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see below)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
     tb = _as_batch(tokens, labels, V, K)
@@ -545,17 +570,30 @@ def attention_pool(E, p, tokens):
 
 # %% ../nbs/00_core.ipynb #e136a56d
 class OneLayerLoss(torch.autograd.Function):
-    "The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in the forward (rank K+1 in E)."
+    "The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in the forward (rank K+1 in E); dE written to `out` if given."
     @staticmethod
-    def forward(ctx, E, p, v, tokens, labels, backend='auto'):
-        loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, backend=backend)
+    def forward(ctx, E, p, v, tokens, labels, backend='auto', out=None):
+        loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, out=out, backend=backend)
         ctx.save_for_backward(dE, dp, dv)
         return loss
 
     @staticmethod
     @once_differentiable
     def backward(ctx, go):
-        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), None, None, None)
+        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), None, None, None, None)
+
+class _UZLoss(torch.autograd.Function):
+    "The mean loss as a function of u = E v and z = E p (E frozen): backward (g_u, g_z) from `uz_loss_and_grads`, no V x d gradient."
+    @staticmethod
+    def forward(ctx, u, z, tb, labels, backend):
+        loss, gu, gz = uz_loss_and_grads(u, z, tb, labels, backend)
+        ctx.save_for_backward(gu, gz)
+        return loss
+
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, go):
+        return (*(go * g for g in ctx.saved_tensors), None, None, None)
 
 class OneLayerAttention(nn.Module):
     "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
@@ -566,7 +604,8 @@ class OneLayerAttention(nn.Module):
         E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
         self.V, self.d, self.n_classes, self.head, self.backend = int(V), int(d), int(n_classes), head, backend
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
-        if head == 'mlp':     # the weights of attn_tokens.train.MLPHead, drawn from the same generator after (E, p, v)
+        self._grads = _Pool()  # dE buffers reused across steps (see "Gradient buffers that are reused")
+        if head == 'mlp':     # W ~ N(0, 2/d), drawn from the same generator after (E, p, v); b = 0
             self.W = nn.Parameter(torch.randn(d, d, generator=g, dtype=dtype) * math.sqrt(2 / d))
             self.b = nn.Parameter(torch.zeros(d, dtype=dtype))
 
@@ -587,7 +626,14 @@ class OneLayerAttention(nn.Module):
         return forward(self.E, self.p, self.v, tb, self.backend)
 
     def loss(self, batch, labels):
-        "Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the engine's cost."
+        "Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the engine's cost, E frozen: no V x d gradient."
         tb = self.prepare(batch, labels)
-        if self.head == 'mlp': return loss_fn(self.forward(tb), labels)
-        return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend)
+        if self.head == 'mlp' or not torch.is_grad_enabled(): return loss_fn(self.forward(tb), labels)
+        if not self.E.requires_grad:
+            return _UZLoss.apply(self._readout(self.E), self.E @ self.p, tb, labels, self.backend)
+        return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, self._grads.get(self.E))
+
+    @torch.no_grad()
+    def scores(self):
+        "Per-token E_s^T v (V,) or (V, K), and E_s^T p (V,): the quantities the figures plot."
+        return {'v': self._readout(self.E), 'p': self.E @ self.p}

@@ -10,7 +10,8 @@ import torch
 
 # %% ../nbs/05_synthetic.ipynb #0e1993f6
 from . import generators
-from .train import OneLayer, TrainConfig
+from .core import OneLayerAttention
+from .train import TrainConfig
 from .analysis import embedding_report, class_report
 from .experiments import ExpConfig, experiment, claim, fit_report
 
@@ -33,7 +34,7 @@ def synthetic(cfg: ExpConfig) -> dict:
     claims = lambda nums: [
         claim('synthetic: E_s^T v increases with importance (Spearman of bin means)', nums['spearman_v_bins'], '>= 0.9', nums['spearman_v_bins'] >= 0.9),
         claim('synthetic: E_s^T p is U-shaped (outer - middle gap / pooled std)', nums['u_ratio'], '> 1', nums['u_ratio'] > 1)]
-    return fit_report(OneLayer(tr.V, d, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic',
+    return fit_report(OneLayerAttention(tr.V, d, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic',
                       f"synthetic continuum: n={n}, V={V}, T={T}, d={d}", embedding_report, claims, info={'config': dict(settings)},
                       notes=f"make_importance_continuum(delta=1, delta_tilde=0), {n} train sequences; all of E, p, v trained with Adam.")
 
@@ -61,7 +62,7 @@ def synthetic_multiclass(cfg: ExpConfig) -> dict:
         return {f'auc_class_tokens_{k}': float((sv[own == k, k][:, None] > sv[own != k, k][None]).double().mean()) for k in range(K)}
     claims = lambda nums: [claim(f'synthetic multi-class: centred E_s^T v_{k} higher for every class-{k} token than for every other class token (fraction of ordered pairs)',
                                  nums[f'auc_class_tokens_{k}'], '== 1', nums[f'auc_class_tokens_{k}'] == 1.) for k in range(K)]
-    return fit_report(OneLayer(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic_multiclass',
+    return fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic_multiclass',
                       f"synthetic, K={K} classes", class_report, claims, info={'config': dict(settings)}, derive=auc,
                       notes=(f"make_multiclass(K={K}): the importance takes 3 values (1 own class token, -1/(K-1) other class token, 0 irrelevant). "
                              "The claim is over the class-specific tokens (with two importance levels the fraction of correctly ordered pairs is the natural rank statistic); irrelevant tokens get almost no attention once p selects the class token, "
