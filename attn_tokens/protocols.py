@@ -13,7 +13,9 @@ import torch
 
 # %% ../nbs/08a_protocols.ipynb #e5ff38e6
 from . import files
-from .train import OneLayer, TrainConfig, train, evaluate
+from .core import OneLayerAttention
+from .train import TrainConfig, train, evaluate
+from .paper import PAPER
 from .stats import token_stats
 from .one_step import init_bound, stage1_step, one_step_error_bound
 from .analysis import embedding_report
@@ -38,9 +40,9 @@ def eta0_rule(tokens, labels, V, d, q=0.5, outer=0.6, delta=0.05) -> dict:
 PROTOCOL_SIZES = {   # sweep: log10 eta0 from lo to hi, `per_decade` points per decade; steps: cap of the rule's run; sweep_steps: of each sweep point
     'quick': dict(lr=0.03, steps=100, sweep=(1, 5, 1), sweep_steps=20),
     'ci':    dict(lr=0.03, steps=300, sweep=(1, 5, 1), sweep_steps=40),
-    'full':  dict(lr=0.03, steps=600, sweep=(1, 5, 2), sweep_steps=60)}
+    'full':  dict(lr=0.03, steps=400, sweep=(1, 5, 2), sweep_steps=40)}
 
-def axis_init(m: OneLayer) -> OneLayer:
+def axis_init(m: OneLayerAttention) -> OneLayerAttention:
     "Rotate m's initial E and v (p = 0) by a Householder reflection so that v = e_1: the same init in law (E(0) Q ~ E(0))."
     v = m.v.to(torch.float64); w = v.clone(); w[0] -= 1
     if w.norm() > 0:
@@ -48,9 +50,9 @@ def axis_init(m: OneLayer) -> OneLayer:
         with torch.no_grad(): m.E.copy_((m.E.to(torch.float64) @ H).to(m.E.dtype)); m.v.copy_((H @ v).to(m.v.dtype))
     return m
 
-def one_step_model(tr, d, eta0, seed=0) -> OneLayer:
+def one_step_model(tr, d, eta0, seed=0) -> OneLayerAttention:
     "The one-layer model after stage 1: init rotated to v = e_1 (`axis_init`), one full-batch GD step of size eta0 on E."
-    m = axis_init(OneLayer(tr.V, d, seed=seed))
+    m = axis_init(OneLayerAttention(tr.V, d, seed=seed))
     if eta0 > 0: train(m, tr.tokens, tr.labels, TrainConfig(lr=eta0, optimizer='gd', steps=1, val_frac=0, trainable=('E',), progress=False))
     return m
 
@@ -62,7 +64,8 @@ def _sweep_point(m, tr, te, full, tcfg) -> dict:
     r = fit(m, tr, te, tcfg)
     st = embedding_report(m, tr); st.pop('bins')
     out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0], 'spearman_v_after_step': st0['spearman_v_bins'],
-           'test_acc': r['test_acc'], 'steps': r['steps'], 'stopped_early': r['stopped_early'], 'spearman_v_bins': st['spearman_v_bins']}
+           **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason')},
+           **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')}, 'spearman_v_bins': st['spearman_v_bins']}
     for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p'): out[f'ratio_{k}'] = full[k] / st[k]
     return out
 
@@ -96,20 +99,21 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     m, tr, te, _ = one_layer_real('imdb', cfg)
     full = embedding_report(m, tr); full.pop('bins')
     rule = eta0_rule(tr.tokens, tr.labels, tr.V, d)
-    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=5, patience=4, seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt, progress=cfg.progress)
+    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, keep_last=True,
+                                                seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt, progress=cfg.progress)
     lo, hi, k = P['sweep']
     rows = []
-    for eta0 in [0.] + [10 ** (lo + i / k) for i in range((hi - lo) * k + 1)]:
+    for eta0 in [10 ** (lo + i / k) for i in range(round((hi - lo) * k) + 1)]:
         rows.append({'eta0': eta0, **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, te, full, tcfg(P['sweep_steps']))})
     m1 = one_step_model(tr, d, rule['eta0'], cfg.seed)
     star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
-    sweep_fig = _plot_sweep([r for r in rows if r['eta0'] > 0] + [star], rule['eta0'], cfg.fig('imdb_one_step_sweep'))
+    sweep_fig = _plot_sweep(sorted(rows + [star], key=lambda r: r['eta0']), rule['eta0'], cfg.fig('imdb_one_step_sweep'))
     claims = lambda nums: [
         claim('IMDB one-step protocol at the rule\'s eta0: test accuracy after (p, v)', nums['test_acc'], '>= 0.80', nums['test_acc'] >= 0.80),
         claim('IMDB one-step protocol: per-bin spread of E_s^T v smaller than with full training (raw ratio full/protocol; rebuttal about 8)',
-              nums['ratio_spread_v'], '> 1', nums['ratio_spread_v'] > 1),
+              nums['ratio_spread_v'], '> 1', nums['ratio_spread_v'] > 1, paper=8),
         claim('IMDB one-step protocol: per-bin spread of E_s^T p smaller than with full training (raw ratio full/protocol; rebuttal about 6)',
-              nums['ratio_spread_p'], '> 1', nums['ratio_spread_p'] > 1),
+              nums['ratio_spread_p'], '> 1', nums['ratio_spread_p'] > 1, paper=6),
         claim('IMDB one-step protocol: relative per-bin spread of E_s^T v smaller (ratio full/protocol, scale-free)',
               nums['ratio_rel_spread_v'], '> 1', nums['ratio_rel_spread_v'] > 1)]
     info = {'eta0': rule['eta0'], 'F': rule['F'], 'alpha_q': rule['alpha_q'], 'n_important': rule['n_important'], 'd': d, 'V': tr.V,
@@ -121,15 +125,16 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     nums = {**info, **st, **{k: v for k, v in star.items() if k != 'eta0'}}
     return {'numbers': nums, 'bins': bins, 'figures': [path, sweep_fig], 'claims': claims(nums),
             'notes': f"eta0* = 2F/median|alpha_s| over the {rule['n_important']} tokens with |P(1|s)-P(0|s)| >= 0.6 = {rule['eta0']:.3g} "
-                     f"(F = {rule['F']:.3f}); init rotated to v = e_1; then Adam lr={P['lr']} on (p, v), validation early stopping "
-                     f"(patience 4 x 5 steps), at most {P['steps']} steps ({star['steps']} taken); sweep: eta0 = 0 and 10^{lo}..10^{hi}, "
+                     f"(F = {rule['F']:.3f}); init rotated to v = e_1; then Adam lr={P['lr']} on (p, v) until the training loss falls by less "
+                     f"than {PAPER.tol:g} (relative) over {PAPER.eval_every} steps, at most {P['steps']} steps ({star['steps']} taken, "
+                     f"{star['stop_reason']}); sweep: eta0 = 10^{lo}..10^{hi}, "
                      f"{k} per decade, at most {P['sweep_steps']} steps each; d={d}."}
 
 # %% ../nbs/08a_protocols.ipynb #6ab304e4
 FROZEN_SIZES = {   # ds: embedding dimensions of the curve; lr, steps: the frozen model's Adam; min_count: vocabulary cut (None: the one of REAL_SIZES)
     'quick': dict(lr=0.03, steps=60, ds=(16, 64), min_count=None),
     'ci':    dict(lr=0.03, steps=200, ds=(16, 128, 512), min_count=None),
-    'full':  dict(lr=0.03, steps=1000, ds=(16, 64, 256, 1024, 2048), min_count=None)}
+    'full':  dict(lr=0.03, steps=400, ds=(16, 64, 256, 1024, 2048), min_count=None)}
 
 def _plot_frozen(rows, path):
     "Test accuracy and test loss against d, trained and frozen, with the rebuttal's numbers as dotted lines."
@@ -158,16 +163,16 @@ def frozen_embeddings(cfg: ExpConfig) -> dict:
         tag = '' if (d, s['min_count']) == (base['d'], base['min_count']) else f"_mc{s['min_count']}_d{d}"   # '' shares the imdb model
         m, tr, te, a = one_layer_real('imdb', cfg, tag=tag, settings=s)
         mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen', settings=dict(s, lr=f['lr'], steps=f['steps']))
-        la, lb = evaluate(m, te.tokens, te.labels)[0], evaluate(mf, te.tokens, te.labels)[0]
-        rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'], 'test_loss_trained': la, 'test_loss_frozen': lb,
-                     'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'], 'steps_frozen': b['steps'], 'frozen_stopped_early': b['stopped_early']})
+        rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'], 'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
+                     'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'], 'steps_frozen': b['steps'],
+                     'converged_trained': a['converged'], 'converged_frozen': b['converged']})
     top = rows[-1]
     nums = {**{k: top[k] for k in ('d', 'test_acc_trained', 'test_acc_frozen', 'test_loss_trained', 'test_loss_frozen', 'gap')},
             'V': tr.V, 'min_count': settings['min_count'], 'curve': rows, 'd_with_10pt_gap': [r['d'] for r in rows if r['gap'] >= 0.10]}
     path = _plot_frozen(rows, cfg.fig('imdb_frozen_curve'))
     return {'numbers': nums, 'figures': [path], 'claims': [
         claim(f"IMDB: frozen random embeddings at least 10 points less accurate than trained ones at d={top['d']} (accuracy gap)",
-              top['gap'], '>= 0.10', top['gap'] >= 0.10)],
-        'notes': f"V={tr.V} (min_count {settings['min_count']}); frozen: Adam lr={f['lr']} on (p, v), at most {f['steps']} steps, validation early "
-                 f"stopping; gap >= 10 points at d in {nums['d_with_10pt_gap']}; "
+              top['gap'], '>= 0.10', top['gap'] >= 0.10, paper=PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0])],
+        'notes': f"V={tr.V} (min_count {settings['min_count']}); frozen: Adam lr={f['lr']} on (p, v), at most {f['steps']} steps; both trained as in "
+                 f"REAL_SIZES (size {cfg.size}); gap >= 10 points at d in {nums['d_with_10pt_gap']}; "
                  + '; '.join(f"d={r['d']}: {r['test_acc_trained']:.3f} / {r['test_acc_frozen']:.3f}" for r in rows) + ' (trained / frozen).'}
