@@ -9,7 +9,7 @@ __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_int', 'check_positive', 
            'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
-import math, numbers, operator
+import math, numbers, operator, threading
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -420,8 +420,8 @@ def labels_from_logits(f):
     return (f > 0).long() if f.ndim == 1 else f.argmax(1)
 
 # %% ../nbs/00_core.ipynb #ca15db95
-import threading
 _POOL_LOCK = threading.Lock()
+_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
 
 class _Pool:
     "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
@@ -433,7 +433,7 @@ class _Pool:
         "An uninitialised contiguous tensor with the shape, dtype and device of `like`: a held buffer nobody uses, else a fresh one."
         nbytes = like.numel() * like.element_size()
         with _POOL_LOCK:
-            free = lambda s: torch._C._storage_Use_Count(s._cdata) == 1
+            free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
             self.held = [s for s in self.held if s.device == like.device and s.nbytes() == nbytes or not free(s)]
             for s in self.held:
                 if s.device == like.device and s.nbytes() == nbytes and free(s):
