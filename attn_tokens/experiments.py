@@ -9,10 +9,11 @@ __all__ = ['EXPERIMENTS', 'ExpConfig', 'Skip', 'experiment', 'claim', 'fit', 'fi
 import os
 from dataclasses import dataclass
 from pathlib import Path
+import torch
 
 # %% ../nbs/04b_experiments.ipynb #821fe656
 from . import files
-from .train import TrainConfig, train, accuracy
+from .train import TrainConfig, train, evaluate
 
 # %% ../nbs/04b_experiments.ipynb #c8d0d79f
 @dataclass
@@ -47,17 +48,23 @@ def experiment(name):
     def deco(f): EXPERIMENTS[name] = f; return f
     return deco
 
-def claim(text, value, rule, ok) -> dict:
-    "One checked claim: statement, measured value, the rule it is checked against, pass/fail."
-    return {'claim': text, 'value': None if value is None else float(value), 'rule': rule, 'pass': bool(ok)}
+def claim(text, value, rule, ok, paper=None) -> dict:
+    "One checked claim: statement, measured value, the rule it is checked against, pass/fail; `paper`: the same number in the paper or rebuttal, if published."
+    f = lambda x: None if x is None else float(x)
+    return {'claim': text, 'value': f(value), 'rule': rule, 'pass': bool(ok), 'paper': f(paper)}
 
 # %% ../nbs/04b_experiments.ipynb #af077a42
 def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:
-    "Train `model` on a TokenData (early stopping, checkpoints per `tcfg`); numbers incl. test accuracy."
+    "Train `model` on a TokenData per `tcfg`; numbers incl. test accuracy and loss at the best-validation checkpoint. With `tcfg.keep_last` the model is left at its last (e.g. converged) parameters, whose test numbers are `*_last`."
     r = train(model, train_data.tokens, train_data.labels, tcfg)
-    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'val_loss': r.val_loss,
-           'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from}
-    if test_data is not None: out['test_acc'] = accuracy(model, test_data.tokens, test_data.labels)
+    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'converged': r.converged, 'stop_reason': r.stop_reason,
+           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from}
+    if test_data is not None: out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
+    if r.last is not None:                   # the paper's setting: shapes of the converged model, accuracy of the best checkpoint
+        P = dict(model.named_parameters())
+        with torch.no_grad():
+            for k, t in r.last.items(): P[k].copy_(t)
+        if test_data is not None: out['test_loss_last'], out['test_acc_last'] = evaluate(model, test_data.tokens, test_data.labels)
     return out
 
 def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, fig: str, title: str, report, claims,
@@ -67,10 +74,10 @@ def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, 
     nums.update(info or {})                  # known beforehand: sizes, settings
     path = cfg.fig(fig)
     st = report(model, train_data, path, title)
-    bins = st.pop('bins')
+    bins, extra = st.pop('bins'), st.pop('figures', [])   # a report may write more figures (e.g. the overlay with a published table)
     nums.update(st)
     if derive is not None: nums.update(derive(model, nums))
-    return {'numbers': nums, 'bins': bins, 'figures': [path], 'claims': claims(nums), 'notes': notes}
+    return {'numbers': nums, 'bins': bins, 'figures': [path, *extra], 'claims': claims(nums), 'notes': notes}
 
 # %% ../nbs/04b_experiments.ipynb #d6c3d2e9
 def run_or_skip(f, cfg: ExpConfig, log=print):

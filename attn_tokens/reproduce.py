@@ -16,7 +16,7 @@ from .train import CheckpointError, check_ckpt
 from .experiments import ExpConfig, Skip, EXPERIMENTS
 
 # %% ../nbs/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.extensions')
+EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.protocols', 'attn_tokens.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
@@ -115,7 +115,7 @@ def _fmt(v):
     return f"{v:.3f}" if isinstance(v, float) else str(v)
 
 def report_md(res) -> str:
-    "The report: one table of claims (measured value, rule, pass/fail), then per-experiment notes, times, figures."
+    "The report: one table of claims (measured value, the paper's number where published, rule, pass/fail), then per-experiment notes, times, figures."
     ex = res['experiments']
     claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
     n_pass = sum(c['pass'] for _, c in claims)
@@ -125,9 +125,9 @@ def report_md(res) -> str:
          f"updated {res.get('updated', 'n/a')}. Each experiment below says how and when it ran.", '',
          f"**{n_pass} of {len(claims)} claims pass**; {sum(r['status'] == 'ok' for r in ex.values())} experiments ran, "
          f"{sum(r['status'] == 'skipped' for r in ex.values())} skipped, {sum(r['status'] == 'error' for r in ex.values())} failed with an error.", '',
-         '| experiment | claim | measured | rule | result |', '|---|---|---|---|---|']
+         '| experiment | claim | measured | paper | rule | result |', '|---|---|---|---|---|---|']
     esc = lambda t: str(t).replace('|', '\\|')
-    for n, c in claims: L.append(f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {esc(c['rule'])} | {'pass' if c['pass'] else '**FAIL**'} |")
+    for n, c in claims: L.append(f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {_fmt(c.get('paper'))} | {esc(c['rule'])} | {'pass' if c['pass'] else '**FAIL**'} |")
     L += ['', '## Experiments', '']
     for n, r in ex.items():
         L += [f"### {n} ({r['status']}, {r.get('seconds', 0):.1f} s)", '',
@@ -138,6 +138,7 @@ def report_md(res) -> str:
         nums = r.get('numbers', {})
         keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
                             'test_acc_trained', 'test_acc_frozen', 'gap', 'ratio_spread_v', 'ratio_spread_p', 'ratio_rel_spread_v') if k in nums]
+        keys += sorted(k for k in nums if k.startswith('vs_paper_'))    # agreement with a published table (Spearman, Pearson)
         if keys: L += [', '.join(f"{k} = {_fmt(nums[k])}" for k in keys), '']
         L += [f"![{n}]({p})" for p in r.get('figures', [])] + ([''] if r.get('figures') else [])
     return '\n'.join(L) + '\n'

@@ -41,6 +41,7 @@ class TrainConfig:
     progress: bool = True           # show a progress bar
     tol: float | None = None        # converged: training loss fell by less than tol (relative) over eval_every steps
     grad_tol: float | None = None   # converged: gradient norm of the trained parameters below grad_tol
+    keep_last: bool = False         # also return the last parameters (TrainResult.last) before the best ones are restored
 
     def __post_init__(self):
         if not (callable(self.optimizer) or self.optimizer in OPTIMIZERS):
@@ -133,6 +134,7 @@ class TrainResult:
     seconds: float = 0.             # wall time of this call
     resumed_from: int = 0           # step found in the checkpoint (0 = fresh start)
     history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc], [grad_norm]
+    last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step (e.g. the converged model)
 
 @torch.no_grad()
 def evaluate(model, tokens, labels):
@@ -153,7 +155,7 @@ def _opt_name(o):
 def _cfg_key(cfg, model):
     "What a checkpoint must have been written with to be resumed: the settings that shape the trajectory, the model and its shapes."
     d = asdict(cfg)
-    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol'): d.pop(k)
+    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'keep_last'): d.pop(k)
     d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module', model)).__name__   # DataParallel: its model's
     d['shapes'] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     return repr(sorted(d.items()))
@@ -258,6 +260,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
     save()
+    if cfg.keep_last: res.last = {k: P[k].detach().clone() for k in names}
     if best is not None:
         with torch.no_grad():
             for k, t in best.items(): P[k].copy_(t)
