@@ -53,7 +53,7 @@ class TrainConfig:
         if not 0 <= self.val_frac < 1: raise ValueError(f"val_frac={self.val_frac}: must be in [0, 1)")
         if self.eval_every < 1: raise ValueError(f"eval_every={self.eval_every}: must be >= 1")
         for k in ('tol', 'grad_tol'):
-            if getattr(self, k) is not None: core.check_positive(k, getattr(self, k), f"; use None to train for all `steps`")
+            if getattr(self, k) is not None: core.check_positive(k, getattr(self, k), "; use None to train for all `steps`")
         if self.trainable is not None: self.trainable = tuple(self.trainable)
 
 # %% ../nbs/04_train.ipynb #b3cebec9
@@ -208,6 +208,19 @@ def _resume(model, opt, names, cfg, key, res):
     res.resumed_from = ck['step']
     return ck['step'], ck['best_loss'], ck['n_bad'], best
 
+# %% ../nbs/04_train.ipynb #7aa4ccb5
+def _fusable(model, opt, names, cfg) -> bool:
+    "Whether each step can be the engine's fused GD step: plain SGD on all of a linear one-layer model's parameters, no gradient needed."
+    g = opt.param_groups
+    return (isinstance(model, core.OneLayerAttention) and model.head == 'linear' and set(names) == {'E', 'p', 'v'}
+            and isinstance(opt, torch.optim.SGD) and cfg.optimizer in ('sgd', 'gd') and cfg.grad_tol is None and len(g) == 1
+            and g[0]['momentum'] == 0 and not g[0]['nesterov'] and not g[0]['maximize'])
+
+def _fused_step(model, opt, batch, labels) -> float:
+    "One plain-GD step of `model` by `core.gd_step` with the optimizer's lr and weight decay; the loss before the step."
+    g = opt.param_groups[0]
+    return float(core.gd_step(model.E, model.p, model.v, batch, labels, g['lr'], g['weight_decay'], backend=model.backend))
+
 # %% ../nbs/04_train.ipynb #5e1a7c02
 def _loop(model, opt, names, tokens, labels, val, cfg):
     "The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters restored."
@@ -232,6 +245,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
     nb = 1 if full else math.ceil(n / cfg.batch_size)
     perm, perm_epoch = None, -1
     bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
+    fused = _fusable(model, opt, names, cfg)
     while step < cfg.steps and not (res.stopped_early or res.converged):
         if full: b, y = batch, yl
         else:
@@ -239,13 +253,17 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
             if ep != perm_epoch: perm, perm_epoch = torch.randperm(n, generator=_gen(cfg.seed * 1_000_003 + ep + 1)), ep
             idx = mine(perm[i * cfg.batch_size:(i + 1) * cfg.batch_size])[0]
             b, y = model.prepare(tokens[idx], labels[idx]), labels[idx]
-        opt.zero_grad(set_to_none=True)
-        loss_t = model.loss(b, y); loss = loss_t.item()
+        if fused: loss = _fused_step(model, opt, b, y)     # the step is taken: E updated inside the rank pass
+        else:
+            opt.zero_grad(set_to_none=True)
+            loss_t = model.loss(b, y); loss = loss_t.item()
         if not math.isfinite(loss): raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate (lr={cfg.lr})")
-        loss_t.backward()
         rec = {'step': step + 1, 'train_loss': loss}
-        if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
-        opt.step(); step += 1; del loss_t
+        if not fused:
+            loss_t.backward()
+            if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
+            opt.step(); del loss_t
+        step += 1
         if vbatch is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             vl, va = evaluate(model, *vbatch); rec.update(val_loss=vl, val_acc=va)
             if vl < best_loss: best_loss, n_bad, res.best_step = vl, 0, step; best = {k: P[k].detach().clone() for k in names}
@@ -255,7 +273,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
             bar.set_postfix(loss=f'{loss:.4f}', val=f'{vl:.4f}', acc=f'{va:.3f}')
         res.history.append(rec); bar.update(1)
         h, k = res.history, cfg.eval_every
-        if cfg.tol is not None and step % k == 0 and len(h) > k and h[-1 - k]['train_loss'] - loss < cfg.tol * abs(h[-1 - k]['train_loss']): res.converged = True
+        if cfg.tol is not None and step % k == 0 and len(h) > k and abs(h[-1 - k]['train_loss'] - loss) < cfg.tol * abs(h[-1 - k]['train_loss']): res.converged = True
         if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol: res.converged = True
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
