@@ -7,7 +7,7 @@ __all__ = ['SUBCOMMANDS', 'SEED_MAX', 'positive_int', 'nonneg_int', 'seed_int', 
            'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/09_cli.ipynb #9e4d2bb6
-import argparse, contextlib, importlib, io, math, os, subprocess, sys
+import argparse, contextlib, importlib, io, math, os, signal, subprocess, sys, threading
 
 # %% ../nbs/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
@@ -54,18 +54,33 @@ positive_float = _arg_type(float, 0, lo_open=True, name='positive number')
 finite_float = _arg_type(float, name='finite number')
 
 # %% ../nbs/09_cli.ipynb #6447deda
+_interrupted = []       # set by the SIGINT handler of a running `main`
+
+def _on_sigint(signum, frame):
+    "Record the interrupt, then raise KeyboardInterrupt as Python's own handler does."
+    _interrupted.append(signum)
+    raise KeyboardInterrupt
+
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     name = 'attn-tokens'
+    _interrupted.clear()
+    old = signal.signal(signal.SIGINT, _on_sigint) if threading.current_thread() is threading.main_thread() else None
     try:                                   # building the parser imports torch: Ctrl-C there counts too
         args = make_parser().parse_args(argv)
         name = f'attn-tokens {args.command}'
         return args._run(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr); return 130
-    except (ValueError, OSError) as e:
-        if os.environ.get('ATTN_TOKENS_DEBUG'): raise
+    except Exception as e:
+        if _interrupted:                   # a Ctrl-C inside an import can surface as another error of the half-imported module
+            print(f"{name}: interrupted", file=sys.stderr); return 130
+        if not isinstance(e, (ValueError, OSError)) or os.environ.get('ATTN_TOKENS_DEBUG'): raise
         print(f"{name}: error: {e}", file=sys.stderr); return 2
+    finally:
+        if old is not None: signal.signal(signal.SIGINT, old)
+
+if __name__ == '__main__' and 'IPython' not in sys.modules: sys.exit(main())   # python -m attn_tokens.cli (torchrun -m attn_tokens.cli)
 
 # %% ../nbs/09_cli.ipynb #1e2fed5b
 def run_cli(*argv, timeout=600, env=None, **kw) -> subprocess.CompletedProcess:

@@ -6,10 +6,10 @@
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_int', 'check_positive', 'check_tokens', 'check_labels', 'signed_labels',
            'softplus', 'loss_fn', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
            'uz_loss_and_grads', 'init_params', 'labels_from_logits', 'forward', 'predict', 'attention',
-           'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention']
+           'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention', 'gd_step']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
-import math, numbers, operator
+import math, numbers, operator, threading
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -420,8 +420,8 @@ def labels_from_logits(f):
     return (f > 0).long() if f.ndim == 1 else f.argmax(1)
 
 # %% ../nbs/00_core.ipynb #ca15db95
-import threading
 _POOL_LOCK = threading.Lock()
+_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
 
 class _Pool:
     "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
@@ -433,7 +433,7 @@ class _Pool:
         "An uninitialised contiguous tensor with the shape, dtype and device of `like`: a held buffer nobody uses, else a fresh one."
         nbytes = like.numel() * like.element_size()
         with _POOL_LOCK:
-            free = lambda s: torch._C._storage_Use_Count(s._cdata) == 1
+            free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
             self.held = [s for s in self.held if s.device == like.device and s.nbytes() == nbytes or not free(s)]
             for s in self.held:
                 if s.device == like.device and s.nbytes() == nbytes and free(s):
@@ -637,3 +637,37 @@ class OneLayerAttention(nn.Module):
     def scores(self):
         "Per-token E_s^T v (V,) or (V, K), and E_s^T p (V,): the quantities the figures plot."
         return {'v': self._readout(self.E), 'p': self.E @ self.p}
+
+# %% ../nbs/00_core.ipynb #81ed31a4
+def _gd_update(G, H, E, lr, c, rows=256):
+    "E <- c E - lr G @ H in place, in row blocks, returning G^T @ E of the rows before their update (the torch path of kernel.gd_pass)."
+    acc = G.new_zeros(G.shape[1], E.shape[1])
+    if E.device.type != 'cpu': rows = len(E)                 # one block: the device's own matrix products
+    for i in range(0, len(E), rows):
+        e, g = E[i:i + rows], G[i:i + rows]
+        acc.addmm_(g.T, e)                                   # the old rows
+        if c != 1: e.mul_(c)
+        e.addmm_(g, H, alpha=-lr)
+    return acc
+
+def gd_step(E, p, v, tokens, labels, lr, weight_decay=0., backend='auto'):
+    "One full-batch gradient-descent step on (E, p, v) in place, x <- x - lr (grad + weight_decay x), without storing dE; returns the mean loss before the step."
+    V, d, K = _check_params(E, p, v)
+    lr = check_positive('lr', lr, '; pass the learning rate, e.g. lr=0.1')
+    try: wd = math.nan if isinstance(weight_decay, (str, bytes, bool)) else float(weight_decay)
+    except (TypeError, ValueError, RuntimeError): wd = math.nan
+    if not (math.isfinite(wd) and wd >= 0): _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
+    tb = _as_batch(tokens, labels, V, K)
+    with torch.no_grad():
+        Ew, H, on_kernel = _params(E, p, v, backend)         # H = [v; p] is a copy: the old head
+        u, z = _uz(Ew, H, on_kernel)                         # refuses non-finite parameters before any change
+        loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
+        G = torch.cat([gu.reshape(V, -1), gz[:, None]], 1)
+        if on_kernel:
+            DH = kernel.gd_pass(Ew, G, H, lr, wd)
+            if Ew.data_ptr() != E.data_ptr() or Ew.stride() != E.stride(): E.copy_(Ew)   # E was not contiguous
+        else: DH = _gd_update(G, H, E.detach(), lr, 1 - lr * wd)
+        for x, g in ((p, DH[-1]), (v, DH[0] if v.ndim == 1 else DH[:-1])):
+            if wd: x.mul_(1 - lr * wd)
+            x.add_(g, alpha=-lr)
+    return loss

@@ -18,7 +18,7 @@ from .experiments import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
 
 # %% ../nbs/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.extensions')
+EXPERIMENT_MODULES = ('attn_tokens.synthetic', 'attn_tokens.real_data', 'attn_tokens.protocols', 'attn_tokens.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
@@ -186,10 +186,12 @@ def cli_run(args) -> int:
     exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and exit 2 (cli.main)
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads)
-    print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data {cfg.data_path or 'Hub (none local)'}, out {args.out}")
-    res = run_all(cfg, args.only)
-    ex = res['experiments'].values()
-    n_claims = sum(len(r.get('claims', [])) for r in ex); n_pass = sum(c['pass'] for r in ex for c in r.get('claims', []))
-    print(f"{n_pass}/{n_claims} claims pass in this run; total {res['total_seconds']:.1f} s; report of all results: {Path(args.out) / 'report.md'}")
+    from attn_tokens import distributed
+    with distributed.rank0_outputs(cfg) as cfg:    # under torchrun: rank 0 writes the outputs, the others nothing (11_distributed)
+        print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data {cfg.data_path or 'Hub (none local)'}, out {args.out}")
+        res = run_all(cfg, args.only)
+        ex = res['experiments'].values()
+        n_claims = sum(len(r.get('claims', [])) for r in ex); n_pass = sum(c['pass'] for r in ex for c in r.get('claims', []))
+        print(f"{n_pass}/{n_claims} claims pass in this run; total {res['total_seconds']:.1f} s; report of all results: {Path(args.out) / 'report.md'}")
     if any(r['status'] == 'error' for r in ex): return 1
     return 1 if args.strict and n_pass < n_claims else 0

@@ -17,7 +17,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 # %% ../nbs/04_train.ipynb #91c1ae50
-from . import core, files
+from . import core, distributed, files
 
 # %% ../nbs/04_train.ipynb #4e68b9f5
 OPTIMIZERS = ('adam', 'sgd', 'gd')
@@ -53,7 +53,7 @@ class TrainConfig:
         if not 0 <= self.val_frac < 1: raise ValueError(f"val_frac={self.val_frac}: must be in [0, 1)")
         if self.eval_every < 1: raise ValueError(f"eval_every={self.eval_every}: must be >= 1")
         for k in ('tol', 'grad_tol'):
-            if getattr(self, k) is not None: core.check_positive(k, getattr(self, k), f"; use None to train for all `steps`")
+            if getattr(self, k) is not None: core.check_positive(k, getattr(self, k), "; use None to train for all `steps`")
         if self.trainable is not None: self.trainable = tuple(self.trainable)
 
 # %% ../nbs/04_train.ipynb #b3cebec9
@@ -138,7 +138,8 @@ class TrainResult:
 
 @torch.no_grad()
 def evaluate(model, tokens, labels):
-    "Mean loss and accuracy of `model` on (tokens, labels)."
+    "Mean loss and accuracy of `model` on (tokens, labels) (a model with its own `evaluate`, e.g. distributed.DataParallel: over every rank's part)."
+    if hasattr(model, 'evaluate'): return model.evaluate(model.prepare(tokens, labels), labels)
     f = model(model.prepare(tokens))
     return float(core.loss_fn(f, labels)), float((core.labels_from_logits(f) == labels).double().mean())
 
@@ -155,7 +156,7 @@ def _cfg_key(cfg, model):
     "What a checkpoint must have been written with to be resumed: the settings that shape the trajectory, the model and its shapes."
     d = asdict(cfg)
     for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'keep_last'): d.pop(k)
-    d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(model).__name__
+    d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module', model)).__name__   # DataParallel: its model's
     d['shapes'] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     return repr(sorted(d.items()))
 
@@ -174,6 +175,7 @@ def _grad_norm(ps):
 # %% ../nbs/04_train.ipynb #9f87cbb9
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
     "Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer; early stopping on `val` or a seeded split; resumable."
+    model = distributed.auto_wrap(model)   # under torchrun: data-parallel for the one-layer model (see below)
     t0 = time.time()
     P = dict(model.named_parameters())
     names = cfg.trainable or tuple(P)
@@ -206,39 +208,62 @@ def _resume(model, opt, names, cfg, key, res):
     res.resumed_from = ck['step']
     return ck['step'], ck['best_loss'], ck['n_bad'], best
 
+# %% ../nbs/04_train.ipynb #7aa4ccb5
+def _fusable(model, opt, names, cfg) -> bool:
+    "Whether each step can be the engine's fused GD step: plain SGD on all of a linear one-layer model's parameters, no gradient needed."
+    g = opt.param_groups
+    return (isinstance(model, core.OneLayerAttention) and model.head == 'linear' and set(names) == {'E', 'p', 'v'}
+            and isinstance(opt, torch.optim.SGD) and cfg.optimizer in ('sgd', 'gd') and cfg.grad_tol is None and len(g) == 1
+            and g[0]['momentum'] == 0 and not g[0]['nesterov'] and not g[0]['maximize'])
+
+def _fused_step(model, opt, batch, labels) -> float:
+    "One plain-GD step of `model` by `core.gd_step` with the optimizer's lr and weight decay; the loss before the step."
+    g = opt.param_groups[0]
+    return float(core.gd_step(model.E, model.p, model.v, batch, labels, g['lr'], g['weight_decay'], backend=model.backend))
+
 # %% ../nbs/04_train.ipynb #5e1a7c02
 def _loop(model, opt, names, tokens, labels, val, cfg):
     "The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters restored."
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
     n = len(tokens)
     full = cfg.batch_size is None or cfg.batch_size >= n
-    batch = model.prepare(tokens, labels) if full else None
-    vbatch = (model.prepare(val[0], val[1]), val[1]) if val is not None else None
+    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of every batch
+    writes = distributed.writes()                      # under torchrun: rank 0 alone writes the checkpoints
+    tl, yl = mine(tokens, labels)
+    batch = model.prepare(tl, yl) if full else None
+    if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
+    else: vbatch = None
     res, key = TrainResult(), _cfg_key(cfg, model)
     step, best_loss, n_bad, best = 0, math.inf, 0, None
-    if cfg.ckpt: files.clean_stale_tmp(cfg.ckpt)        # temporary files of writers that were killed
+    if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)        # temporary files of writers that were killed
     if cfg.ckpt and Path(cfg.ckpt).exists(): step, best_loss, n_bad, best = _resume(model, opt, names, cfg, key, res)
+    if hasattr(model, 'check_replicas'): model.check_replicas(opt)   # every rank resumed the same (or started the same)
     def save():                      # the best parameters only where they differ from the current ones
-        if cfg.ckpt: save_ckpt(cfg.ckpt, dict(key=key, model=model.state_dict(), opt=opt.state_dict(), step=step,
+        if cfg.ckpt and writes: save_ckpt(cfg.ckpt, dict(key=key, model=model.state_dict(), opt=opt.state_dict(), step=step,
                                               best=None if res.best_step == step else best, best_loss=best_loss, n_bad=n_bad,
                                               best_step=res.best_step, history=res.history, stopped_early=res.stopped_early, converged=res.converged))
     nb = 1 if full else math.ceil(n / cfg.batch_size)
     perm, perm_epoch = None, -1
-    bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not cfg.progress, leave=False, desc=type(model).__name__)
+    bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
+    fused = _fusable(model, opt, names, cfg)
     while step < cfg.steps and not (res.stopped_early or res.converged):
-        if full: b, y = batch, labels
+        if full: b, y = batch, yl
         else:
             ep, i = divmod(step, nb)
             if ep != perm_epoch: perm, perm_epoch = torch.randperm(n, generator=_gen(cfg.seed * 1_000_003 + ep + 1)), ep
-            idx = perm[i * cfg.batch_size:(i + 1) * cfg.batch_size]
+            idx = mine(perm[i * cfg.batch_size:(i + 1) * cfg.batch_size])[0]
             b, y = model.prepare(tokens[idx], labels[idx]), labels[idx]
-        opt.zero_grad(set_to_none=True)
-        loss_t = model.loss(b, y); loss = loss_t.item()
+        if fused: loss = _fused_step(model, opt, b, y)     # the step is taken: E updated inside the rank pass
+        else:
+            opt.zero_grad(set_to_none=True)
+            loss_t = model.loss(b, y); loss = loss_t.item()
         if not math.isfinite(loss): raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate (lr={cfg.lr})")
-        loss_t.backward()
         rec = {'step': step + 1, 'train_loss': loss}
-        if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
-        opt.step(); step += 1; del loss_t
+        if not fused:
+            loss_t.backward()
+            if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
+            opt.step(); del loss_t
+        step += 1
         if vbatch is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             vl, va = evaluate(model, *vbatch); rec.update(val_loss=vl, val_acc=va)
             if vl < best_loss: best_loss, n_bad, res.best_step = vl, 0, step; best = {k: P[k].detach().clone() for k in names}
@@ -248,7 +273,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
             bar.set_postfix(loss=f'{loss:.4f}', val=f'{vl:.4f}', acc=f'{va:.3f}')
         res.history.append(rec); bar.update(1)
         h, k = res.history, cfg.eval_every
-        if cfg.tol is not None and step % k == 0 and len(h) > k and h[-1 - k]['train_loss'] - loss < cfg.tol * abs(h[-1 - k]['train_loss']): res.converged = True
+        if cfg.tol is not None and step % k == 0 and len(h) > k and abs(h[-1 - k]['train_loss'] - loss) < cfg.tol * abs(h[-1 - k]['train_loss']): res.converged = True
         if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol: res.converged = True
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
