@@ -73,6 +73,12 @@ def _max_weight(z, tokens):
     t = token_ids(tokens); zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
     return (zX.max(1).values - torch.logsumexp(zX, 1)).exp().mean().item()
 
+def _min_top_gap(z, tokens):
+    "min over sequences of the gap between the largest score and the largest score of a different token (inf if none)."
+    t = token_ids(tokens); zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
+    i = zX.argmax(1, keepdim=True); top = t.gather(1, i)
+    return (zX.max(1).values - zX.masked_fill(t == top, -math.inf).max(1).values).min().item()
+
 def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
     "Backtracking along d: the first eta/2^k with f(p + eta d) <= f(p) + c eta g.d; (p, loss, g, eta, halvings) or None."
     slope = (g @ d).item()
@@ -95,13 +101,15 @@ def excess_loss(u, z, tokens, labels, sel):
 
 def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=None, sel=None,
          record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False, score_cap=None, cap_until=0.99,
-         cap_steps=50000, momentum=0., step_growth=1.):
+         cap_steps=50000, momentum=0., step_growth=1., max_lr=None, stop_gap=None):
     """GD (or normalised GD) on p with E, v fixed, from p0 (default 0); records a GDHistory against `mm` (MaxMarginResult).
     score_cap: while the mean largest attention weight is below cap_until (at most cap_steps steps, not counted in
     `steps`), the step is capped so that max_s |E_s^T dp| <= score_cap; monotone=True: the step is halved until the
     Armijo condition holds on the excess loss (`excess_loss`), so the loss never increases; the trial step is the last
     accepted one (lr at first), times step_growth after 10 steps without halving (step_growth=1: lr at every step); after the capped phase the direction
-    is -grad/|grad| + momentum x the last direction (heavy ball), reset to -grad/|grad| after a halved step."""
+    is -grad/|grad| + momentum x the last direction (heavy ball), reset to -grad/|grad| after a step halved below the last accepted one.
+    max_lr: the trial step never exceeds it; stop_gap: stop once every sequence's top token leads the next by this score gap
+    (keep it below ~700, where float64's softmax weights underflow)."""
     steps, record_every, lr = check_int('steps', steps, 0), check_int('record_every', record_every, 1), check_positive('lr', lr)
     if score_cap is not None: score_cap = check_positive('score_cap', score_cap, '; pass a cap > 0 on the score change per step, or None')
     cap_steps = check_int('cap_steps', cap_steps, 0, '; pass the most capped steps (default 50000)')
@@ -144,6 +152,8 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         if not (torch.isfinite(gmax) and math.isfinite(loss)):
             hist.stop_reason = f'non-finite loss or gradient at step {step} (loss {float(loss):.3g}, max |grad| = {gmax.item():.3g})'
         elif gmax == 0: hist.stop_reason = f'gradient underflow at step {step} (max |grad| = 0)'
+        elif stop_gap is not None and step > 0 and _min_top_gap(E @ p, batch.tokens) >= stop_gap:
+            hist.stop_reason = f'score gap {stop_gap:g} reached at step {step}: every sequence\'s top token leads the next by at least that'
         elif monotone and ex == 0 and step > 0: hist.stop_reason = f'excess loss underflow at step {step} (L - L_inf = 0 in float64: the selection is complete)'
         if hist.stop_reason != 'steps':
             if hist.step[-1] != step: record(step, loss, g)
@@ -153,6 +163,7 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         capping = capping and hist.n_capped < cap_steps and _max_weight(E @ p, batch.tokens) < cap_until
         if monotone:                                  # Armijo from the last accepted step (grown after 10 clean steps)
             eta = lr if step_growth == 1 else eta_last * (step_growth if streak >= 10 else 1.)
+            if max_lr is not None: eta = min(eta, max_lr)
             if momentum and not capping and d_last is not None:
                 dm = d + momentum * d_last
                 if (g @ dm) < 0: d = dm
@@ -170,9 +181,12 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
                                 '(a non-monotone step was refused)')
             record(step - 1, loss, g); break
         p, ex, (loss, g), eta_acc, k = acc; hist.n_backtracks += k
+        shrunk = eta_acc < eta_last                   # halved below the last accepted step (not just undoing a growth)
         if not capping: eta_last = eta_acc
-        if k: streak, d_last = 0, None; hist.n_restarts += bool(momentum)
-        else: streak, d_last = (0 if streak >= 10 else streak + 1), d
+        if k: streak = 0
+        else: streak = 0 if streak >= 10 else streak + 1
+        if k and shrunk: d_last = None; hist.n_restarts += bool(momentum)
+        else: d_last = d
     bar.close()
     if monotone and not hist.monotone():
         raise AssertionError(f"the loss increased in a monotone run: max increase {np.diff(hist.step_loss).max():.3g}, "
