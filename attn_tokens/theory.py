@@ -31,7 +31,7 @@ class ProtocolConfig:
     eta0: float | None = None       # None: eta0_factor x the exact threshold with the realised init
     eta0_factor: float = 1.2
     seed: int = 0
-    steps: int = 3000
+    steps: int = 10000              # normalised steps after the capped phase (the run stops earlier at the final score gap)
     lr: float | None = None         # normalised-GD step; None: final_margin * ||p_mm|| / steps
     final_margin: float = 300.
     record_every: int = 10
@@ -176,7 +176,7 @@ def _check_stage2_end(p, hist, lr, lr_given=True):
     if stop != 'steps' and not stop.startswith('no descent') and not hist.sel_mass[-1] > 0.99:
         raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
 
-# %% ../nbs/03c_theory.ipynb #be0a4a3e
+# %% ../nbs/03c_theory.ipynb #3281430c
 def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
     "The selection p reached (read from E1 p), its max-margin p_mm and cos, and the rebuttal's two statements; a dict."
     t = token_ids(tokens); m = t >= 0; u = E1 @ v
@@ -257,7 +257,7 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
                           time.time() - t0, L_inf, reached)
 
-# %% ../nbs/03c_theory.ipynb #ba89af4d
+# %% ../nbs/03c_theory.ipynb #cc837a26
 def tie_scores(E, v, groups):
     "E with the rows of each group moved along v so that E_s^T v equals the group's first member's exactly (v of unit norm)."
     E = E.clone(); u = E @ v
@@ -274,7 +274,7 @@ def cli_parser(p):
     p.add_argument('--seed', type=seed_int, default=0, help='seed of the initialisation, 0 to 2**63 - 1 (default 0)')
     p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
     p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
-    p.add_argument('--steps', type=positive_int, default=3000, help='normalised-GD steps on p (default 3000)')
+    p.add_argument('--steps', type=positive_int, default=10000, help='normalised-GD steps on p after the capped ones (default 10000; the run stops earlier once the score gap reaches --final-margin)')
     p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
     p.add_argument('--final-margin', type=positive_float, default=300., help='target final minimum score gap for the default lr')
     p.add_argument('--stage2', choices=('monotone', 'normalized'), default='monotone',

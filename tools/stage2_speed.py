@@ -24,7 +24,7 @@ if __name__ == '__main__':
     rows = []
     meta = dict(command=f"python tools/stage2_speed.py {out}" + (' --quick' if quick else ''), machine=f"{platform.machine()}, shared 2-core dev machine, load average about 12 from other jobs: wall times are inflated, cpu_s is the process's CPU time",
                 data="make_multi_relevant(n, n_relevant=6, n_irrelevant=30, T=8, k=(1, 3), seed=1000 + seed)",
-                default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone, momentum 0.9, step_growth 2, 3000 steps",
+                default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone, momentum 0.9, step_growth 2, 10000 steps, stop at score gap 300",
                 slow="gd_p(E1, v, ..., steps=1, lr=0.01, monotone=True, score_cap=0.05, cap_until=1, cap_steps=slow_steps): every step but the last capped at 0.05 per score")
     for n, d, seed in configs:
         data = make_multi_relevant(n=n, n_relevant=6, n_irrelevant=30, T=8, k=(1, 3), seed=1000 + seed)
