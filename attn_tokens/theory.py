@@ -177,7 +177,7 @@ def _check_stage2_end(p, hist, lr, lr_given=True):
     if not normal and not hist.sel_mass[-1] > 0.99:
         raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
 
-# %% ../nbs/03c_theory.ipynb #6d2b6a7a
+# %% ../nbs/03c_theory.ipynb #1fea7092
 def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
     "The selection p reached (read from E1 p), its max-margin p_mm and cos, and the rebuttal's two statements; a dict."
     t = token_ids(tokens); m = t >= 0; u = E1 @ v
@@ -258,7 +258,7 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
                           time.time() - t0, L_inf, reached)
 
-# %% ../nbs/03c_theory.ipynb #a640c73b
+# %% ../nbs/03c_theory.ipynb #10c06df5
 def tie_scores(E, v, groups):
     "E with the rows of each group moved along v so that E_s^T v equals the group's first member's exactly (v of unit norm)."
     E = E.clone(); u = E @ v
