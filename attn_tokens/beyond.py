@@ -7,9 +7,9 @@ __all__ = ['IMDB_RUNS', 'pair_coefficients', 'FinitePart', 'finite_part', 'rate_
            'selection_cycles', 'max_margin_cg', 'sequence_mass', 'conflicting_sequences', 'stage1_line_search',
            'real_selection_study', 'measure_imdb', 'instability_number', 'phase_point', 'phase_diagram']
 
-# %% ../nbs/03d_beyond.ipynb #4cf6e1b8
+# %% ../nbs/03d_beyond.ipynb #aee3b670
 import math, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import numpy as np
 import scipy.optimize, scipy.sparse, scipy.sparse.csgraph
 import torch
@@ -18,9 +18,12 @@ from .files import check_output, write_json
 from .max_margin import MaxMarginResult, max_margin, token_ids, selection, constraint_pairs, relevant_tokens
 from .one_step import stage1_step, one_step_coef, f0_uniform
 from .eta0 import eta0_exact_threshold
-from .gd_p import gd_p
+from .gd_p import gd_p, p_loss_and_grad
+from .generators import make_multi_relevant
+from .theory import run_protocol
+from . import text
 
-# %% ../nbs/03d_beyond.ipynb #719c7fe2
+# %% ../nbs/03d_beyond.ipynb #450b7864
 def pair_coefficients(E, v, tokens, labels, sel, pairs):
     "c_k (m,): L(p) - L_inf = sum_k c_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the selection `sel`."
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
@@ -35,7 +38,7 @@ def pair_coefficients(E, v, tokens, labels, sel, pairs):
         raise ValueError("pairs do not cover the selection; pass constraint_pairs(tokens, sel)")
     return torch.zeros(len(pairs), dtype=E.dtype).index_add_(0, idx, w[keep])
 
-# %% ../nbs/03d_beyond.ipynb #145b0d3c
+# %% ../nbs/03d_beyond.ipynb #f5a6b5d1
 @dataclass
 class FinitePart:
     "The finite part of stage 2 (Step 2): the active pairs, a basis Q of W and the predicted component w_star of w_inf in W."
@@ -87,7 +90,7 @@ def rate_fit(pnorm, one_minus_cos, last_decade=True):
     b, a = np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)
     return float(b), float(math.exp(a))
 
-# %% ../nbs/03d_beyond.ipynb #47fc40cd
+# %% ../nbs/03d_beyond.ipynb #9b2820ef
 def pair_margins(E, p, pairs):
     "a_k^T p = z_r - z_s for every pair, in O(V d + m): z = E p once, then two look-ups per pair."
     z = E @ p; pairs = torch.as_tensor(pairs).reshape(-1, 2)
@@ -133,7 +136,7 @@ def selection_cycles(pairs, V):
     return CycleCertificate(not on.any(), torch.from_numpy(on), int(two.sum()), int((sizes > 1).sum()),
                             int(sizes.max()) if len(sizes) else 0, torch.from_numpy(cycle))
 
-# %% ../nbs/03d_beyond.ipynb #0424eabc
+# %% ../nbs/03d_beyond.ipynb #81b191b8
 def max_margin_cg(E, pairs, first=2000, add=2000, max_rounds=100, tol=1e-9, seed=0):
     "max_margin by constraint generation: solve on a working set, check all pairs in O(Vd + m), add the most violated; (result, rounds)."
     pairs = torch.as_tensor(pairs).reshape(-1, 2); m = len(pairs)
@@ -158,7 +161,7 @@ def max_margin_cg(E, pairs, first=2000, add=2000, max_rounds=100, tol=1e-9, seed
     raise RuntimeError(f"max_margin_cg: {max_rounds} rounds without a certificate ({int(work.sum())} of {m} pairs in the working set); "
                        "pass a larger max_rounds or add")
 
-# %% ../nbs/03d_beyond.ipynb #7e296f1a
+# %% ../nbs/03d_beyond.ipynb #9d483eb2
 def sequence_mass(z, tokens, sel):
     "(n,) softmax mass on each sequence's selected token (all its positions), exact in log space."
     t = token_ids(tokens); m = t >= 0
@@ -174,7 +177,7 @@ def conflicting_sequences(tokens, sel, pairs, on_cycle):
     hit = on_cycle[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] & (pk[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] == key)
     return (hit & keep).any(1)
 
-# %% ../nbs/03d_beyond.ipynb #189a17c3
+# %% ../nbs/03d_beyond.ipynb #3a5738e9
 def stage1_line_search(E0, v, tokens, labels, lo=1e-3, hi=1e9):
     "The stage-1 step eta0 minimising the loss at p = 0 after the step (exact: u(eta0) = E0 v + eta0 c, a 1-D problem)."
     t = token_ids(tokens); u0 = E0 @ v; y = core.signed_labels(labels, E0.dtype)
@@ -216,7 +219,7 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
                mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist(), time_s=time.time() - t0)
     return out, mass, conflict
 
-# %% ../nbs/03d_beyond.ipynb #7469e031
+# %% ../nbs/03d_beyond.ipynb #98b0ce4f
 IMDB_RUNS = (   # 06's `ci` sizes for the selection's structure (a short flow), 06's `quick` sizes for a long flow
     dict(name='ci_line_search', n=None, max_len=512, d=512, eta0_factor=None, steps=10, cap_steps=20),
     dict(name='ci_1.2x_exact', n=None, max_len=512, d=512, eta0_factor=1.2, steps=10, cap_steps=20),
@@ -224,7 +227,6 @@ IMDB_RUNS = (   # 06's `ci` sizes for the selection's structure (a short flow), 
 
 def measure_imdb(out, runs=IMDB_RUNS, seed=0, force=False):
     "The IMDB study for each run of `runs` (sizes, stage-1 rule, flow length), written to JSON after each run."
-    from attn_tokens import text
     out = check_output(out, force=force, what='out'); res = {}
     for r in runs:
         tr, _ = text.load_tokenized('imdb', min_count=20, max_len=r['max_len'])
@@ -236,10 +238,9 @@ def measure_imdb(out, runs=IMDB_RUNS, seed=0, force=False):
         write_json(out, dict(command=f"measure_imdb(out, runs={runs}, seed={seed})", results=res))
     return res
 
-# %% ../nbs/03d_beyond.ipynb #dd3e9f15
+# %% ../nbs/03d_beyond.ipynb #b31af4cf
 def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
     "(N_v, kappa_v, gamma): growth rate kappa_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T p_mm/|p_mm|, N_v = kappa_v |p_mm| / gamma."
-    from attn_tokens.gd_p import p_loss_and_grad
     u = E @ v; z0 = torch.zeros(E.shape[1], dtype=E.dtype)
     g = lambda p: p_loss_and_grad(E, u, p, tokens, labels)[1]
     kappa = -(v @ (g(z0 + eps * v) - g(z0 - eps * v))).item() / (2 * eps * (v @ v).item())
@@ -248,8 +249,6 @@ def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
 
 def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps=300, cap_steps=1000):
     "One run of the phase diagram: data, stage 1 at eta_factor x eta_exact, monotone stage 2; did it reach p_mm of the arg-max selection?"
-    from attn_tokens.generators import make_multi_relevant
-    from attn_tokens.theory import run_protocol
     V = int(round(ratio * d))
     if V <= n_relevant: raise ValueError(f"V = ratio x d = {V} leaves no irrelevant token (n_relevant = {n_relevant}); pass a larger ratio or d")
     data = make_multi_relevant(n=n, n_relevant=n_relevant, n_irrelevant=V - n_relevant, T=T, k=k, seed=seed)
