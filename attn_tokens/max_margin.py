@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['token_ids', 'selection', 'Assumption1Check', 'relevant_tokens', 'check_assumption1', 'constraint_pairs',
-           'MaxMarginResult', 'max_margin', 'orthonormal_closed_form']
+           'MaxMarginResult', 'max_margin', 'orthonormal_closed_form', 'selection_sets', 'set_constraint_pairs',
+           'SetMaxMarginResult', 'max_margin_sets']
 
 # %% ../nbs/03_max_margin.ipynb #11096b6b
 import math
@@ -160,3 +161,67 @@ def orthonormal_closed_form(pairs):
     beq = np.r_[np.full(R, a), np.full(I, 1 - a)]
     lp = scipy.optimize.linprog(np.zeros(len(pairs)), A_eq=Aeq, b_eq=beq, bounds=(0, None), method='highs')
     return z, lp.status == 0
+
+# %% ../nbs/03_max_margin.ipynb #2fc42aed
+def selection_sets(z, tokens, gap_tol=5.):
+    "Boolean (n, T): positions whose token's score z is within gap_tol of the largest score of its sequence (the selection p makes)."
+    t = token_ids(tokens); m = t >= 0
+    zX = z[t.clamp(min=0)].masked_fill(~m, -math.inf)
+    return m & (zX >= zX.max(1, keepdim=True).values - gap_tol)
+
+def set_constraint_pairs(tokens, mask):
+    "(inequality pairs (r, s): r selected, s not, in the same X; equality pairs (r, r'), r < r' both selected in one X), each (m, 2) int64, unique."
+    t = token_ids(tokens); mask = torch.as_tensor(mask, dtype=torch.bool) & (t >= 0)
+    n, T = t.shape
+    r, s = t[:, :, None].expand(n, T, T), t[:, None, :].expand(n, T, T)
+    ineq = mask[:, :, None] & (t >= 0)[:, None, :] & ~mask[:, None, :]
+    eq = mask[:, :, None] & mask[:, None, :] & (r < s)
+    P = lambda k: torch.unique(torch.stack([r[k], s[k]], 1), dim=0) if k.any() else torch.zeros(0, 2, dtype=torch.long)
+    ip = P(ineq)
+    V = int(t.max()) + 1 if t.numel() else 1
+    both = torch.isin(ip[:, 0] * V + ip[:, 1], ip[:, 1] * V + ip[:, 0]) if len(ip) else torch.zeros(0, dtype=torch.bool)
+    if both.any():
+        raise ValueError(f"token pairs {ip[both][:3].tolist()} are selected in one order in a sequence and the other order in another: "
+                         "such a selection has no direction (z_r - z_s >= 1 and z_s - z_r >= 1); pass a consistent mask")
+    return ip, P(eq)
+
+@dataclass
+class SetMaxMarginResult:
+    "Max-margin solution of a selection of token sets: MaxMarginResult of the reduced problem, plus the equality rows."
+    mm: MaxMarginResult             # on the reduced rows A N (p in the original coordinates)
+    eq_pairs: torch.Tensor          # (l, 2) equality pairs (r, r')
+    nu: np.ndarray | None           # (l,) multipliers of the equalities
+    eq_residual: float              # max_l |b_l^T p| (0)
+    stationarity: float             # ||p - A^T lambda - B^T nu|| / ||p||
+    @property
+    def feasible(self): return self.mm.feasible
+    @property
+    def p(self): return self.mm.p
+    def summary(self):
+        "One line of text."
+        if not self.feasible: return f"{len(self.eq_pairs)} equalities; " + self.mm.summary()
+        return (self.mm.summary() + f"; {len(self.eq_pairs)} equalities, max |b^T p| {self.eq_residual:.1e}, "
+                f"stationarity residual {self.stationarity:.1e}")
+
+def max_margin_sets(E, tokens, mask):
+    "Solve min ||p|| s.t. E_r - E_s >= 1 (r in S(X), s not), E_r = E_r' on S(X), for the selection `mask` (n, T); KKT certificate."
+    ip, ep = set_constraint_pairs(tokens, mask)
+    if len(ip) == 0: raise ValueError("no inequality pairs: every sequence selects all its tokens; nothing to separate")
+    E = E.to(torch.float64)
+    B = (E[ep[:, 0]] - E[ep[:, 1]]).numpy() if len(ep) else np.zeros((0, E.shape[1]))
+    if len(ep):
+        U, sv, Vt = np.linalg.svd(B, full_matrices=True)
+        rank = int((sv > 1e-12 * max(sv.max(), 1e-300)).sum())
+        N = torch.from_numpy(Vt[rank:].T.copy())
+    else: N = torch.eye(E.shape[1], dtype=torch.float64)
+    if N.shape[1] == 0: raise ValueError("the equalities leave no direction (ker B = 0): the selection cannot be tied in any direction")
+    red = max_margin(E @ N, ip)
+    if not red.feasible: return SetMaxMarginResult(red, ep, None, float('nan'), float('nan'))
+    p = N @ red.p
+    A = (E[ip[:, 0]] - E[ip[:, 1]]).numpy(); pn = p.numpy()
+    rest = pn - A.T @ red.lam
+    nu = np.linalg.lstsq(B.T, rest, rcond=None)[0] if len(ep) else np.zeros(0)
+    stat = float(np.linalg.norm(rest - (B.T @ nu if len(ep) else 0.)) / np.linalg.norm(pn))
+    full = MaxMarginResult(True, p, red.lam, ip, float((A @ pn).min()), red.dual_min, float(np.max(red.lam * np.abs(A @ pn - 1))),
+                           red.gap, red.support)
+    return SetMaxMarginResult(full, ep, nu, float(np.abs(B @ pn).max()) if len(ep) else 0., stat)
