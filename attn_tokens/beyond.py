@@ -8,7 +8,7 @@ __all__ = ['IMDB_RUNS', 'pair_coefficients', 'FinitePart', 'finite_part', 'rate_
            'real_selection_study', 'measure_imdb', 'instability_number', 'phase_point', 'phase_diagram',
            'phase_recheck']
 
-# %% ../nbs/03d_beyond.ipynb #89264d24
+# %% ../nbs/03d_beyond.ipynb #b15dcd55
 import math, time
 from dataclasses import dataclass
 import numpy as np
@@ -24,7 +24,7 @@ from .generators import make_multi_relevant
 from .theory import run_protocol
 from . import text
 
-# %% ../nbs/03d_beyond.ipynb #9029bbae
+# %% ../nbs/03d_beyond.ipynb #871ce50c
 def pair_coefficients(E, v, tokens, labels, sel, pairs):
     "c_k (m,): L(p) - L_inf = sum_k c_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the selection `sel`."
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
@@ -39,7 +39,7 @@ def pair_coefficients(E, v, tokens, labels, sel, pairs):
         raise ValueError("pairs do not cover the selection; pass constraint_pairs(tokens, sel)")
     return torch.zeros(len(pairs), dtype=E.dtype).index_add_(0, idx, w[keep])
 
-# %% ../nbs/03d_beyond.ipynb #b52ec673
+# %% ../nbs/03d_beyond.ipynb #4942b5b9
 @dataclass
 class FinitePart:
     "The finite part of stage 2 (Step 2): the active pairs, a basis Q of W and the predicted component w_star of w_inf in W."
@@ -91,7 +91,7 @@ def rate_fit(pnorm, one_minus_cos, last_decade=True):
     b, a = np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)
     return float(b), float(math.exp(a))
 
-# %% ../nbs/03d_beyond.ipynb #375f25e9
+# %% ../nbs/03d_beyond.ipynb #e3cfa080
 def pair_margins(E, p, pairs):
     "a_k^T p = z_r - z_s for every pair, in O(V d + m): z = E p once, then two look-ups per pair."
     z = E @ p; pairs = torch.as_tensor(pairs).reshape(-1, 2)
@@ -137,7 +137,7 @@ def selection_cycles(pairs, V):
     return CycleCertificate(not on.any(), torch.from_numpy(on), int(two.sum()), int((sizes > 1).sum()),
                             int(sizes.max()) if len(sizes) else 0, torch.from_numpy(cycle))
 
-# %% ../nbs/03d_beyond.ipynb #1255ad7c
+# %% ../nbs/03d_beyond.ipynb #527d0ce3
 def max_margin_cg(E, pairs, first=2000, add=2000, max_rounds=100, tol=1e-9, seed=0):
     "max_margin by constraint generation: solve on a working set, check all pairs in O(Vd + m), add the most violated; (result, rounds)."
     pairs = torch.as_tensor(pairs).reshape(-1, 2); m = len(pairs)
@@ -162,7 +162,7 @@ def max_margin_cg(E, pairs, first=2000, add=2000, max_rounds=100, tol=1e-9, seed
     raise RuntimeError(f"max_margin_cg: {max_rounds} rounds without a certificate ({int(work.sum())} of {m} pairs in the working set); "
                        "pass a larger max_rounds or add")
 
-# %% ../nbs/03d_beyond.ipynb #11e1096b
+# %% ../nbs/03d_beyond.ipynb #6a15a2f9
 def sequence_mass(z, tokens, sel):
     "(n,) softmax mass on each sequence's selected token (all its positions), exact in log space."
     t = token_ids(tokens); m = t >= 0
@@ -178,7 +178,7 @@ def conflicting_sequences(tokens, sel, pairs, on_cycle):
     hit = on_cycle[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] & (pk[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] == key)
     return (hit & keep).any(1)
 
-# %% ../nbs/03d_beyond.ipynb #2860095b
+# %% ../nbs/03d_beyond.ipynb #f8b2b2d7
 def stage1_line_search(E0, v, tokens, labels, lo=1e-3, hi=1e9):
     "The stage-1 step eta0 minimising the loss at p = 0 after the step (exact: u(eta0) = E0 v + eta0 c, a 1-D problem)."
     t = token_ids(tokens); u0 = E0 @ v; y = core.signed_labels(labels, E0.dtype)
@@ -220,7 +220,7 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
                mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist(), time_s=time.time() - t0)
     return out, mass, conflict
 
-# %% ../nbs/03d_beyond.ipynb #60761d71
+# %% ../nbs/03d_beyond.ipynb #12e78eef
 IMDB_RUNS = (   # 06's `ci` sizes for the selection's structure (a short flow), 06's `quick` sizes for a long flow
     dict(name='ci_line_search', n=None, max_len=512, d=512, eta0_factor=None, steps=10, cap_steps=20),
     dict(name='ci_1.2x_exact', n=None, max_len=512, d=512, eta0_factor=1.2, steps=10, cap_steps=20),
@@ -239,7 +239,7 @@ def measure_imdb(out, runs=IMDB_RUNS, seed=0, force=False):
         write_json(out, dict(command=f"measure_imdb(out, runs={runs}, seed={seed})", results=res))
     return res
 
-# %% ../nbs/03d_beyond.ipynb #a3879e9e
+# %% ../nbs/03d_beyond.ipynb #d47f2107
 def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
     "(N_v, kappa_v, gamma): growth rate kappa_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T p_mm/|p_mm|, N_v = kappa_v |p_mm| / gamma."
     u = E @ v; z0 = torch.zeros(E.shape[1], dtype=E.dtype)
@@ -248,7 +248,7 @@ def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
     gamma = -(g(z0) @ p_mm).item() / p_mm.norm().item()
     return (kappa * p_mm.norm().item() / gamma if gamma > 0 else math.inf), kappa, gamma
 
-# %% ../nbs/03d_beyond.ipynb #9a310ae5
+# %% ../nbs/03d_beyond.ipynb #cdefa3e8
 def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps=300, cap_steps=1000):
     "One run of the phase diagram: data, stage 1 at eta_factor x eta_exact, monotone stage 2; did it reach p_mm of the arg-max selection?"
     V = int(round(ratio * d))
