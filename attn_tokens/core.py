@@ -510,12 +510,11 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     return loss, out, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 # %% ../nbs/00_core.ipynb #b7b8d82e
+import warnings
 from torch import nn
 from torch.autograd.function import once_differentiable
 
 # %% ../nbs/00_core.ipynb #d4e66d82
-import warnings
-
 def _pool_csr(tb, V):
     "Index tensors of `tb` for the sparse weight matrix S (n, V) and its transpose (V, n), built once per batch and V."
     cache = tb.__dict__.setdefault('_pool_cache', {})
