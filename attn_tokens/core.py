@@ -510,55 +510,72 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     return loss, out, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 # %% ../nbs/00_core.ipynb #b7b8d82e
+import warnings
 from torch import nn
 from torch.autograd.function import once_differentiable
 
 # %% ../nbs/00_core.ipynb #d4e66d82
-def _pool_weights(z, tb):
-    "Per block: normalised weights sigma over the distinct tokens (log-count included, 0 at padding) and the anchor positions."
-    out = []
-    for b in tb.blocks:
-        w, S, a = _block_weights(z, b)
-        out.append((w.div_(S), a))
-    return out
+def _pool_csr(tb, V):
+    "Index tensors of `tb` for the sparse weight matrix S (n, V) and its transpose (V, n), built once per batch and V."
+    cache = tb.__dict__.setdefault('_pool_cache', {})
+    if V not in cache:
+        off, ids = tb.offsets.long(), tb.ids.long()
+        row = torch.repeat_interleave(torch.arange(tb.n, device=off.device), off[1:] - off[:-1])
+        perm = torch.sort(ids, stable=True).indices                       # entries in token order: the rows of S^T
+        toff = torch.cat([off.new_zeros(1), torch.cumsum(torch.bincount(ids, minlength=V), 0)])
+        cache[V] = dict(off=off, ids=ids, row=row, perm=perm, toff=toff, trow=row[perm])
+    return cache[V]
 
-def _pool_chunks(b, d, itemsize, max_bytes=2**27):
-    "Row ranges of block `b` whose gathered (rows, T_b, d) embeddings stay under `max_bytes`."
-    step = max(1, max_bytes // max(1, b.ids.shape[1] * d * itemsize))
-    return [slice(i, i + step) for i in range(0, len(b.rows), step)]
+def _csr(off, cols, vals, shape):
+    "A sparse CSR matrix (no invariant checks: the indices come from a validated TokenBatch); torch's beta warning silenced."
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
+        return torch.sparse_csr_tensor(off, cols, vals, shape, check_invariants=False)
+
+def _pool_weights(z, tb, c):
+    "Normalised weights sigma per entry (softmax of z_s + log m_s within each sequence, max-subtracted) and each sequence's anchor entry (an arg-max)."
+    s = z[c['ids']]
+    logc = tb.logc_as(z.dtype)
+    if logc is not None: s = s + logc
+    row = c['row']
+    m = s.new_full((tb.n,), -math.inf).scatter_reduce_(0, row, s, 'amax')
+    top = s == m[row]
+    pos = torch.arange(len(s), device=s.device)
+    anchor = pos.new_full((tb.n,), len(s)).scatter_reduce_(0, row[top], pos[top], 'amin')
+    w = s.sub_(m[row]).exp_()                                             # in (0, 1], 1 at the anchor
+    return w.div_(w.new_zeros(tb.n).index_add_(0, row, w)[row]), anchor
 
 class _AttentionPool(torch.autograd.Function):
-    "h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, with the exact backward derived above."
+    "h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, as h = S E with S sparse (n, V), with the exact backward derived above."
     @staticmethod
     def forward(ctx, E, p, tb):
         z = E @ p
         _check_finite(E, z[:, None], p[None])
-        weights = _pool_weights(z, tb)
-        h = E.new_zeros(tb.n, E.shape[1])
-        for b, (sig, _) in zip(tb.blocks, weights):
-            for c in _pool_chunks(b, E.shape[1], E.element_size()):
-                h[b.rows[c]] = torch.bmm(sig[c, None, :], _gather(E, b.ids[c])).squeeze(1)
-        ctx.save_for_backward(E, p)
-        ctx.tb, ctx.weights = tb, weights
+        c = _pool_csr(tb, len(E))
+        sig, anchor = _pool_weights(z, tb, c)
+        h = torch.sparse.mm(_csr(c['off'], c['ids'], sig, (tb.n, len(E))), E)
+        ctx.save_for_backward(E, p, sig, anchor)
+        ctx.c = c
         return h
 
     @staticmethod
     @once_differentiable
     def backward(ctx, G):
-        E, p = ctx.saved_tensors
-        dE, gz = torch.zeros_like(E), E.new_zeros(len(E))
-        for b, (sig, a) in zip(ctx.tb.blocks, ctx.weights):
-            Gb = G[b.rows]
-            for c in _pool_chunks(b, E.shape[1], E.element_size()):
-                ids, s, g = b.ids[c], sig[c], Gb[c]
-                X = _gather(E, ids)                                          # (rows, T_b, d): this chunk only
-                q = torch.bmm(X, g[:, :, None]).squeeze(-1)                  # G_i . E_{x_t}
-                delta = q.sub_(q.gather(1, a[c]))                            # G_i . (E_{x_t} - E_anchor)
-                gzc = delta.sub_((s * delta).sum(1, keepdim=True)).mul_(s)   # sigma_t G_i . (E_{x_t} - h_i)
-                gz.index_add_(0, ids.reshape(-1), gzc.reshape(-1))
-                dE.index_add_(0, ids.reshape(-1), (s[..., None] * g[:, None, :]).reshape(-1, E.shape[1]))
-        dE.add_(torch.outer(gz, p))
-        return (dE if ctx.needs_input_grad[0] else None), (E.T @ gz if ctx.needs_input_grad[1] else None), None
+        E, p, sig, anchor = ctx.saved_tensors
+        c, V, n = ctx.c, len(E), len(G)
+        G = G.contiguous()
+        S = _csr(c['off'], c['ids'], sig, (n, V))
+        with warnings.catch_warnings():
+            warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
+            q = torch.sparse.sampled_addmm(S, G, E.T, beta=0.0).values()  # q_t = G_i . E_{x_t}, one per entry
+        delta = q.sub_(q[anchor][c['row']])                                # G_i . (E_{x_t} - E_anchor)
+        mean = sig.new_zeros(n).index_add_(0, c['row'], sig * delta)       # sum_t sigma_t delta_t
+        gz = E.new_zeros(V).index_add_(0, c['ids'], delta.sub_(mean[c['row']]).mul_(sig))  # sigma_t G_i . (E_{x_t} - h_i)
+        dE = None
+        if ctx.needs_input_grad[0]:
+            dE = torch.sparse.mm(_csr(c['toff'], c['trow'], sig[c['perm']], (V, n)), G)   # S^T G
+            dE.addr_(gz, p)
+        return dE, (E.T @ gz if ctx.needs_input_grad[1] else None), None
 
 def attention_pool(E, p, tokens):
     "The attention output h (n, d), h_i = sum_t softmax(E_{X_i} p)_t E_{x_it}; differentiable in E and p (exact backward, O(nnz d))."
