@@ -29,8 +29,10 @@ def load_real(name, cfg: ExpConfig, min_count=20, max_len=None, n_train=None, n_
     d = cfg.data_path
     folder = corpora.DERIVED.get(name, name)
     if cfg.size == 'quick' and (d is None or not (Path(d) / folder / 'train.parquet').exists()):
-        raise Skip(f"no local copy of {folder!r} (quick runs never download; pass --data-dir or set ATTN_TOKENS_DATA "
-                   f"to a folder holding {folder}/train.parquet)")
+        why = 'it is not IMDB' if name != 'imdb' else corpora.hub_status()     # None: the Hub is reachable, download IMDB
+        if why is not None:
+            raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from a reachable Hub ({why}); pass --data-dir "
+                       f"or set ATTN_TOKENS_DATA to a folder holding {folder}/train.parquet")
     try: tr, te = _load(name, min_count, max_len, d)
     except corpora.DatasetUnavailableError as e: raise Skip(str(e)) from None
     g = torch.Generator().manual_seed(cfg.seed)

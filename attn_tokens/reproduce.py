@@ -163,7 +163,8 @@ def report_md(res) -> str:
 # %% ../nbs/08b_reproduce.ipynb #3f4f2980
 def cli_parser(p: argparse.ArgumentParser):
     "Arguments of `attn-tokens reproduce`."
-    p.add_argument('--quick', action='store_true', help='small sizes, no download (synthetic data + local real-data subsets)')
+    p.add_argument('--quick', action='store_true', help='small sizes (synthetic data, local real-data subsets; IMDB downloaded if not local and the Hub is reachable)')
+    p.add_argument('--offline', action='store_true', help='never download (sets HF_HUB_OFFLINE=1): real data from local copies only')
     p.add_argument('--size', choices=('quick', 'ci', 'full'), default=None, help='explicit size (overrides --quick)')
     p.add_argument('--only', action='append', metavar='NAME', help='run only these experiments (repeat or comma-separate); see --list')
     p.add_argument('--list', action='store_true', help='list the experiments and exit')
@@ -182,6 +183,7 @@ def cli_run(args) -> int:
         for n, f in experiments().items(): print(f"{n:22s} {(f.__doc__ or '').strip()}")
         return 0
     size = args.size or ('quick' if args.quick else 'full')
+    if args.offline: os.environ.update(HF_HUB_OFFLINE='1', HF_DATASETS_OFFLINE='1')   # read by corpora.hub_status and datasets
     cfg = ExpConfig(size=size, out=args.out, data_dir=args.data_dir, seed=args.seed, progress=args.progress, checkpoints=not args.no_ckpt)
     exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and exit 2 (cli.main)
     import matplotlib; matplotlib.use('Agg')
