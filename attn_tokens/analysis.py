@@ -76,8 +76,7 @@ def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) -
     if title: fig.suptitle(title)
     fig.tight_layout()
     if path is not None:
-        files.clean_stale_tmp(path)     # left by a run killed while writing this figure
-        files.atomic_write(path, lambda f: fig.savefig(f, format=Path(path).suffix[1:] or 'png', dpi=110))
+        files.save_figure(fig, path)     # atomic; temporaries of a killed run removed first
     return fig
 
 # %% ../nbs/04a_analysis.ipynb #cde4c8c9
@@ -136,6 +135,5 @@ def plot_diagnostics(results: list, path=None, keys=('spearman_v_bins', 'u_ratio
     if title: fig.suptitle(title)
     fig.tight_layout()
     if path is not None:
-        files.clean_stale_tmp(path)
-        files.atomic_write(path, lambda f: fig.savefig(f, format=Path(path).suffix[1:] or 'png', dpi=110))
+        files.save_figure(fig, path)
     return fig

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'env_flag', 'default_cache_dir', 'atomic_write', 'save_npz', 'json_safe',
            'write_json', 'clean_stale_tmp', 'OutputPathError', 'check_output', 'check_output_dir', 'memory_bytes',
-           'load_npz', 'folder_lock']
+           'load_npz', 'folder_lock', 'save_figure']
 
 # %% ../nbs/00_files.ipynb #af99ed10
 import contextlib, fcntl, json, math, os, re, tempfile, time, zipfile
@@ -178,3 +178,10 @@ def folder_lock(folder, timeout=600.):
                 time.sleep(0.05)
         yield folder
     finally: os.close(fd)
+
+# %% ../nbs/00_files.ipynb #ae2802b4
+def save_figure(fig, path, dpi=110) -> Path:
+    "Save the matplotlib figure `fig` to `path` atomically (format from the suffix, png if none); returns the path."
+    path = Path(path)
+    clean_stale_tmp(path)
+    return atomic_write(path, lambda f: fig.savefig(f, format=path.suffix[1:] or 'png', dpi=dpi))

@@ -121,6 +121,5 @@ def plot_overlay(comparisons: list, path=None, title=''):
     if title: fig.suptitle(title)
     fig.tight_layout()
     if path is not None:
-        files.clean_stale_tmp(path)
-        files.atomic_write(path, lambda f: fig.savefig(f, format=Path(path).suffix[1:] or 'png', dpi=110))
+        files.save_figure(fig, path)
     return fig

@@ -88,8 +88,7 @@ def _plot_sweep(rows, star, path):
         if 'raw' in ylab: ax.set_yscale('log')
         ax.legend(fontsize=6)
     fig.tight_layout()
-    files.clean_stale_tmp(path)
-    files.atomic_write(path, lambda f: fig.savefig(f, format='png', dpi=110))
+    files.save_figure(fig, path)
     plt.close(fig)
     return path
 
@@ -149,8 +148,7 @@ def _plot_frozen(rows, path):
             ax.axhline(ref, color=c, lw=0.7, ls=':', label=f'{kind}, rebuttal')
         ax.set_xscale('log', base=2); ax.set_xlabel('d'); ax.set_ylabel(f'test {"accuracy" if what == "acc" else "loss"}'); ax.legend(fontsize=7)
     fig.tight_layout()
-    files.clean_stale_tmp(path)
-    files.atomic_write(path, lambda f: fig.savefig(f, format='png', dpi=110))
+    files.save_figure(fig, path)
     plt.close(fig)
     return path
 
