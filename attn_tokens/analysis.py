@@ -8,7 +8,6 @@ __all__ = ['DIAG_KEYS', 'spearman', 'pearson', 'u_shape', 'spread', 'shape_stats
 
 # %% ../nbs/04a_analysis.ipynb #b9465883
 import math
-from pathlib import Path
 import numpy as np
 import torch
 

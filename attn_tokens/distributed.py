@@ -14,7 +14,6 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 from torch import nn
-from torch.autograd.function import once_differentiable
 from . import core
 
 # %% ../nbs/11_distributed.ipynb #52f20e0c
@@ -190,18 +189,13 @@ def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
     return loss, Gr @ H, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 # %% ../nbs/11_distributed.ipynb #7b0c1a02
-class DataParallelLoss(torch.autograd.Function):
-    "The global mean loss of `loss_and_grads` (data-parallel); its backward the gradients computed in the forward, the same on every rank."
+class DataParallelLoss(core.OneLayerLoss):
+    "The global mean loss of `loss_and_grads` (data-parallel); the backward is `core.OneLayerLoss`'s: the gradients computed here, the same on every rank."
     @staticmethod
     def forward(ctx, E, p, v, tokens, labels, check=True, backend='auto'):
         loss, dE, dp, dv = loss_and_grads(E.detach(), p.detach(), v.detach(), tokens, labels, check, backend)
         ctx.save_for_backward(dE, dp, dv)
         return loss
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, go):
-        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), None, None, None, None)
 
 def _digest(tensors):
     "A 63-bit digest of the bytes of `tensors` (in order), as a Python int."

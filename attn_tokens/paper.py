@@ -9,7 +9,6 @@ __all__ = ['PAPER', 'PUBLISHED', 'PaperSetting', 'vocab_cut', 'PublishedTable', 
 # %% ../nbs/04c_paper.ipynb #067e4927
 from dataclasses import dataclass, field
 from importlib import resources
-from pathlib import Path
 import numpy as np
 
 # %% ../nbs/04c_paper.ipynb #7714c988

@@ -6,8 +6,6 @@
 __all__ = ['PROTOCOL_SIZES', 'FROZEN_SIZES', 'eta0_rule', 'axis_init', 'one_step_model', 'one_step_protocol', 'frozen_embeddings']
 
 # %% ../nbs/08a_protocols.ipynb #99cc7495
-import math
-from pathlib import Path
 import numpy as np
 import torch
 
@@ -17,10 +15,10 @@ from .core import OneLayerAttention
 from .train import TrainConfig, train, evaluate
 from .paper import PAPER
 from .stats import token_stats
-from .one_step import init_bound, stage1_step, one_step_error_bound
+from .one_step import init_bound
 from .analysis import embedding_report
 from .experiments import ExpConfig, experiment, claim, fit
-from .real_data import REAL_SIZES, load_real, one_layer_real
+from .real_data import REAL_SIZES, one_layer_real
 
 # %% ../nbs/08a_protocols.ipynb #b0ade4b9
 def eta0_rule(tokens, labels, V, d, q=0.5, outer=0.6, delta=0.05) -> dict:
@@ -142,7 +140,9 @@ def _plot_frozen(rows, path):
     import matplotlib.pyplot as plt
     ds = [r['d'] for r in rows]
     fig, axs = plt.subplots(1, 2, figsize=(9, 3.4))
-    for ax, what, paper in zip(axs, ('acc', 'loss'), ((0.95, 0.72), (0.1, 0.6))):
+    rebuttal = {'acc': PAPER.frozen_test_acc[::-1], 'loss': PAPER.frozen_test_loss[::-1]}   # (trained, frozen)
+    for ax, what in zip(axs, ('acc', 'loss')):
+        paper = rebuttal[what]
         for kind, c, ref in (('trained', 'C0', paper[0]), ('frozen', 'C1', paper[1])):
             ax.plot(ds, [r[f'test_{what}_{kind}'] for r in rows], 'o-', color=c, label=kind)
             ax.axhline(ref, color=c, lw=0.7, ls=':', label=f'{kind}, rebuttal')
