@@ -8,7 +8,7 @@ __all__ = ['traffic', 'TIMEOUT', 'QUICK', 'free_port', 'launch', 'init', 'check_
            'rank0_outputs', 'step_bytes', 'bench', 'report', 'main', 'bench_cli']
 
 # %% ../nbs/11_distributed.ipynb #58aeecef
-import argparse, contextlib, dataclasses, hashlib, io, os, socket, subprocess, sys, tempfile, time
+import argparse, atexit, contextlib, dataclasses, hashlib, io, os, socket, subprocess, sys, tempfile, time
 from pathlib import Path
 from datetime import timedelta
 import torch
@@ -48,7 +48,14 @@ def init(timeout=300.0, backend='gloo'):
     if not dist.is_initialized():
         dist.init_process_group(backend, timeout=timedelta(seconds=timeout))
         TIMEOUT[0] = float(timeout)
+        atexit.register(_leave)       # a group left to the interpreter's teardown can abort the process (std::terminate)
     return dist.get_rank(), dist.get_world_size()
+
+def _leave():
+    "Destroy the default process group at exit, if it is still there."
+    if dist.is_initialized():
+        try: dist.destroy_process_group()
+        except (RuntimeError, ValueError): pass
 
 # %% ../nbs/11_distributed.ipynb #4938cdc3
 _reached = [0]   # collectives this process has entered; every rank enters the same sequence
