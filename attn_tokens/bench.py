@@ -88,7 +88,7 @@ def engine_bytes(E, tb, backend='kernel'):
 
 def prepare_bytes(tokens, tb):
     "Bytes TokenBatch.make must move: the (n, T) int64 tokens read, the compressed rows (ids, log-counts, offsets, lengths) written."
-    return tokens.numel() * 8 + tb.ids.numel() * (4 + (0 if tb.logc is None else 8)) + 16 * tb.n
+    return tokens.numel() * 8 + tb.ids.numel() * (4 + (0 if tb.logc is None else tb.logc.element_size())) + 16 * tb.n
 
 def straightforward_pool(E, p, tokens, G, max_bytes=2**28):
     "(dE, dp) of sum(h * G), h the attention output computed the straightforward way (gather E_X as (n, T, d), masked softmax, sum) by autograd, in chunks of sequences trimmed to their longest."

@@ -362,40 +362,59 @@ template<class T> double token_pass(const int64_t *off, const int32_t *ids, cons
 # %% ../nbs/00a_kernel.ipynb #3f002464
 _PREPARE = r'''
 #include <algorithm>
-struct Prep { std::vector<std::vector<int32_t>> ids, cnt; std::vector<int64_t> first; };
-static constexpr int64_t DIRECT = int64_t(1) << 22;        // ids below this are merged in a per-thread table
+#include <atomic>
+#include <memory>
+static constexpr int64_t DIRECT = int64_t(1) << 22;        // ids below this are counted in a per-thread table
+static constexpr int64_t KEEP = int64_t(1) << 26;          // entries of scratch a thread keeps between calls (512 MB)
 
-// Sorted distinct ids of buf[0..L) (all >= 0, largest mx) and their counts, appended to I and C. Below DIRECT:
-// count in cnt (by id) and mark in a two-level bitmap (b1: one bit per id, b2: one bit per word of b1), then
-// read the ids in order off the bitmap, clearing what was set; above, std::sort and merge equal neighbours.
-static int64_t merge_row(int64_t *buf, int64_t L, int64_t mx, std::vector<int32_t> &cnt, std::vector<uint64_t> &b1,
-                         std::vector<uint64_t> &b2, std::vector<int32_t> &I, std::vector<int32_t> &C) {
-    int64_t d = 0;
-    if (mx >= DIRECT) {
-        std::sort(buf, buf + L);
-        for (int64_t j = 0; j < L; j++) {
-            if (j == 0 || buf[j] != buf[j - 1]) { I.push_back((int32_t)buf[j]); C.push_back(1); d++; }
-            else C.back()++;
-        }
-        return d;
+// One thread's scratch: its entries (ids, counts) in row order, the per-id counts and two-level bitmap of the
+// row being merged (b1: a bit per id, b2: a bit per word of b1), and a row's ids for the sort path.
+struct Scratch {
+    std::unique_ptr<int32_t[]> ids, cnt; int64_t cap = 0, size = 0;
+    std::vector<int32_t> tab; std::vector<uint64_t> b1, b2; std::vector<int64_t> buf;
+    void reserve(int64_t m) {                                  // uninitialised: only the pages written are touched
+        if (m > cap) { ids.reset(); cnt.reset(); cap = 0; ids.reset(new int32_t[m]); cnt.reset(new int32_t[m]); cap = m; }
+        size = 0;
     }
-    if ((int64_t)cnt.size() <= mx) { cnt.resize(mx + 1, 0); b1.resize(mx / 64 + 1, 0); b2.resize(mx / 4096 + 1, 0); }
-    for (int64_t j = 0; j < L; j++) {
-        int64_t id = buf[j];
-        if (cnt[id]++ == 0) { b1[id >> 6] |= uint64_t(1) << (id & 63); b2[id >> 12] |= uint64_t(1) << ((id >> 6) & 63); }
+    void emit(int32_t id, int32_t c) { ids[size] = id; cnt[size] = c; size++; }
+};
+// Scratch kept between calls, so a batch like the last one touches no fresh memory (a page fault per 4 KB
+// otherwise: a third of the time on the benchmark). One call at a time owns it; a concurrent call gets its own.
+static std::vector<Scratch> pool_;
+static std::atomic<bool> pool_busy_{false};
+struct Prep { std::vector<Scratch> own; std::vector<Scratch> *S; bool pooled; std::vector<int64_t> first; };
+
+// Sorted distinct ids of row x[0..T) (padding < 0 skipped; largest id mx) and their counts, appended to S.
+// Below DIRECT: count in tab and mark in the bitmap, then read the ids in order off the bitmap, clearing
+// what was set (no branch on the data: a repeat costs what a new id costs); above, std::sort and merge.
+static void merge_row(const int64_t *x, int64_t T, int64_t L, int64_t mx, Scratch &S) {
+    if (mx >= DIRECT) {
+        int64_t *b = S.buf.data(), m = 0;
+        for (int64_t j = 0; j < T; j++) { b[m] = x[j]; m += x[j] >= 0; }
+        std::sort(b, b + L);
+        for (int64_t j = 0; j < L; j++) {
+            if (j == 0 || b[j] != b[j - 1]) S.emit((int32_t)b[j], 1); else S.cnt[S.size - 1]++;
+        }
+        return;
+    }
+    if ((int64_t)S.tab.size() <= mx) { S.tab.resize(mx + 1, 0); S.b1.resize(mx / 64 + 1, 0); S.b2.resize(mx / 4096 + 1, 0); }
+    int32_t *tab = S.tab.data(); uint64_t *b1 = S.b1.data(), *b2 = S.b2.data();
+    for (int64_t j = 0; j < T; j++) {
+        int64_t id = x[j];
+        if (id < 0) continue;
+        tab[id]++; b1[id >> 6] |= uint64_t(1) << (id & 63); b2[id >> 12] |= uint64_t(1) << ((id >> 6) & 63);
     }
     for (int64_t w2 = 0; w2 <= mx >> 12; w2++) {
         for (uint64_t x2 = b2[w2]; x2; x2 &= x2 - 1) {
             int64_t w1 = w2 * 64 + __builtin_ctzll(x2);
             for (uint64_t x1 = b1[w1]; x1; x1 &= x1 - 1) {
                 int64_t id = w1 * 64 + __builtin_ctzll(x1);
-                I.push_back((int32_t)id); C.push_back(cnt[id]); cnt[id] = 0; d++;
+                S.emit((int32_t)id, tab[id]); tab[id] = 0;
             }
             b1[w1] = 0;
         }
         b2[w2] = 0;
     }
-    return d;
 }
 
 // Pass 1: per row, the sorted distinct ids >= 0 with their counts; lengths[r] = valid ids, off = prefix sum of the
@@ -407,35 +426,44 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
 #else
     nt = 1;                                                        // one thread owns all rows
 #endif
-    Prep *P = new Prep{std::vector<std::vector<int32_t>>(nt), std::vector<std::vector<int32_t>>(nt), std::vector<int64_t>(nt + 1, 0)};
+    Prep *P = new Prep();
+    P->pooled = !pool_busy_.exchange(true, std::memory_order_acquire);
+    P->S = P->pooled ? &pool_ : &P->own;
+    P->first.assign(nt + 1, 0);
     std::vector<int64_t> lo(nt, INT64_MAX), hi(nt, INT64_MIN), empty(nt, -1);
     bool failed = false;
-    #pragma omp parallel num_threads(nt)
-    try {                                                          // no exception may leave a parallel region
-        int t = thread_id();
-        const int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
-        std::vector<int64_t> buf(T);
-        std::vector<int32_t> cnt; std::vector<uint64_t> b1, b2;
-        std::vector<int32_t> &I = P->ids[t], &C = P->cnt[t];
-        I.reserve((size_t)((r1 - r0) * T)); C.reserve((size_t)((r1 - r0) * T));   // the most it can hold: never regrown
-        int64_t mn = INT64_MAX, mx = INT64_MIN, e = -1;
-        for (int64_t r = r0; r < r1; r++) {
-            const int64_t *x = tok + r * T;
-            int64_t L = 0, rmn = INT64_MAX, rmx = -1;
-            #pragma omp simd reduction(min:rmn) reduction(max:rmx)
-            for (int64_t j = 0; j < T; j++) { rmn = x[j] < rmn ? x[j] : rmn; rmx = x[j] > rmx ? x[j] : rmx; }
-            for (int64_t j = 0; j < T; j++) { buf[L] = x[j]; L += x[j] >= 0; }      // the ids, padding dropped
-            mn = rmn < mn ? rmn : mn; mx = rmx > mx ? rmx : mx;
-            lengths[r] = L;
-            if (L == 0 && e < 0) e = r;
-            off[r + 1] = merge_row(buf.data(), L, rmx, cnt, b1, b2, I, C);
+    try { if ((int)P->S->size() < nt) P->S->resize(nt); } catch (...) { failed = true; }
+    if (!failed) {
+        #pragma omp parallel num_threads(nt)
+        try {                                                      // no exception may leave a parallel region
+            int t = thread_id();
+            const int64_t r0 = n * t / nt, r1 = n * (t + 1) / nt;
+            Scratch &S = (*P->S)[t];
+            S.reserve((r1 - r0) * T);                              // the most it can hold: never regrown
+            int64_t mn = INT64_MAX, mx = INT64_MIN, e = -1;
+            for (int64_t r = r0; r < r1; r++) {
+                const int64_t *x = tok + r * T;
+                int64_t L = 0, rmn = INT64_MAX, rmx = -1;
+                #pragma omp simd reduction(min:rmn) reduction(max:rmx) reduction(+:L)
+                for (int64_t j = 0; j < T; j++) { rmn = x[j] < rmn ? x[j] : rmn; rmx = x[j] > rmx ? x[j] : rmx; L += x[j] >= 0; }
+                mn = rmn < mn ? rmn : mn; mx = rmx > mx ? rmx : mx;
+                lengths[r] = L;
+                if (L == 0 && e < 0) e = r;
+                const int64_t before = S.size;
+                if (rmx >= DIRECT && (int64_t)S.buf.size() < T) S.buf.resize(T);
+                merge_row(x, T, L, rmx, S);
+                off[r + 1] = S.size - before;
+            }
+            lo[t] = mn; hi[t] = mx; empty[t] = e;
+        } catch (...) {
+            #pragma omp atomic write
+            failed = true;
         }
-        lo[t] = mn; hi[t] = mx; empty[t] = e;
-    } catch (...) {
-        #pragma omp atomic write
-        failed = true;
     }
-    if (failed) { delete P; return nullptr; }                      // out of memory
+    if (failed) {                                                  // out of memory
+        if (P->pooled) { pool_.clear(); pool_busy_.store(false, std::memory_order_release); }
+        delete P; return nullptr;
+    }
     off[0] = 0;
     int64_t valid = 0;
     for (int64_t r = 0; r < n; r++) { off[r + 1] += off[r]; valid += lengths[r]; }
@@ -443,26 +471,32 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
     for (int t = 0; t < nt; t++) {
         stats[0] = std::min(stats[0], lo[t]); stats[1] = std::max(stats[1], hi[t]);
         if (stats[2] < 0) stats[2] = empty[t];
-        P->first[t + 1] = P->first[t] + (int64_t)P->ids[t].size();
+        P->first[t + 1] = P->first[t] + (*P->S)[t].size;
     }
     stats[3] = off[n]; stats[4] = valid;
     return P;
 }
 
 // Pass 2: copy each thread's entries to its place in ids and, if logc is not null, their log-counts
-// logc = table[count - 1]; then free them (ids null: only free).
-void prep_take(void *p, int32_t *ids, double *logc, const double *table, int nt) {
+// logc = table[count - 1] (float when single, else double); then give the scratch back (ids null: only that).
+template <typename F> static void take_logc(const Scratch &S, F *o, const F *table) {
+    for (int64_t i = 0; i < S.size; i++) o[i] = table[S.cnt[i] - 1];
+}
+void prep_take(void *p, int32_t *ids, void *logc, const void *table, int single, int nt) {
     Prep *P = static_cast<Prep *>(p);
+    int m = (int)P->first.size() - 1;
     if (ids) {
-        int m = (int)P->ids.size();
         #pragma omp parallel for schedule(static, 1) num_threads(n_threads(nt))
         for (int t = 0; t < m; t++) {
-            std::memcpy(ids + P->first[t], P->ids[t].data(), P->ids[t].size() * sizeof(int32_t));
-            if (logc) {
-                double *o = logc + P->first[t]; const int32_t *c = P->cnt[t].data();
-                for (size_t i = 0; i < P->cnt[t].size(); i++) o[i] = table[c[i] - 1];
-            }
+            const Scratch &S = (*P->S)[t];
+            std::memcpy(ids + P->first[t], S.ids.get(), S.size * sizeof(int32_t));
+            if (logc && single) take_logc(S, static_cast<float *>(logc) + P->first[t], static_cast<const float *>(table));
+            else if (logc) take_logc(S, static_cast<double *>(logc) + P->first[t], static_cast<const double *>(table));
         }
+    }
+    if (P->pooled) {
+        for (Scratch &S : pool_) if (S.cap > KEEP) { S.ids.reset(); S.cnt.reset(); S.cap = 0; }
+        pool_busy_.store(false, std::memory_order_release);
     }
     delete P;
 }
@@ -487,7 +521,8 @@ INSTANTIATE(float, f32)
 INSTANTIATE(double, f64)
 void *prepare_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int64_t *off, int64_t *stats, int nt)
     { return prep_rows(tok, n, T, lengths, off, stats, nt); }
-void prepare_take(void *p, int32_t *ids, double *logc, const double *table, int nt) { prep_take(p, ids, logc, table, nt); }
+void prepare_take(void *p, int32_t *ids, void *logc, const void *table, int single, int nt)
+    { prep_take(p, ids, logc, table, single, nt); }
 }
 '''
 SOURCE = _HEADER + _EXP + _E_PASSES + _GD_PASS + _TOKEN_PASS + _PREPARE + _API
@@ -594,7 +629,7 @@ def _declare(lib):
         getattr(lib, f'token_pass_{s}').restype = ctypes.c_double
         for name in ('exp_neg', 'uz_pass', 'rank_pass', 'gd_pass'): getattr(lib, f'{name}_{s}').restype = None
     lib.prepare_rows.argtypes, lib.prepare_rows.restype = [P, I64, I64, P, P, P, I32], P
-    lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, P, I32], None
+    lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, P, I32, I32], None
     return lib
 
 @functools.lru_cache(maxsize=None)
@@ -716,10 +751,11 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
     return loss, gu, gz
 
 # %% ../nbs/00a_kernel.ipynb #a060ca27
-def prepare_rows(tokens):
-    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), logc (float64 log-counts, None if every count is 1), lengths and the extremes of `tokens`."
+def prepare_rows(tokens, logc_dtype=torch.float64):
+    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), logc (log-counts in `logc_dtype`, float64 or float32; None if every count is 1), lengths and the extremes of `tokens`."
     _check('tokens', tokens, torch.int64)
     if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1: _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
+    if logc_dtype not in (torch.float32, torch.float64): _err(f"logc_dtype must be torch.float32 or torch.float64, got {logc_dtype}")
     n, T = tokens.shape; nt = torch.get_num_threads()
     lengths, offsets, stats = (torch.empty(k, dtype=torch.int64) for k in (n, n + 1, 5))
     lib = _lib()
@@ -730,6 +766,7 @@ def prepare_rows(tokens):
         lo, hi, empty, distinct, valid = stats.tolist()
         ids = torch.empty(distinct, dtype=torch.int32)
         if distinct < valid:                                   # some id repeats: log-counts, log m = table[m - 1]
-            logc, table = torch.empty(distinct, dtype=torch.float64), torch.arange(1, T + 1, dtype=torch.float64).log()
-    finally: lib.prepare_take(ctx, _p(ids), _p(logc), _p(table), nt)
+            table = torch.arange(1, T + 1, dtype=torch.float64).log().to(logc_dtype)
+            logc = torch.empty(distinct, dtype=logc_dtype)
+    finally: lib.prepare_take(ctx, _p(ids), _p(logc), _p(table), logc_dtype == torch.float32, nt)
     return dict(offsets=offsets, ids=ids, logc=logc, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
