@@ -386,7 +386,7 @@ struct Prep { std::vector<Scratch> own; std::vector<Scratch> *S; bool pooled; st
 
 // Sorted distinct ids of row x[0..T) (padding < 0 skipped; largest id mx) and their counts, appended to S.
 // Below DIRECT: count in tab and mark in the bitmap, then read the ids in order off the bitmap, clearing
-// what was set (no branch on the data: a repeat costs what a new id costs); above, std::sort and merge.
+// what was set (no branch on whether an id is new: a repeat costs what a new id costs); above, std::sort and merge.
 static void merge_row(const int64_t *x, int64_t T, int64_t L, int64_t mx, Scratch &S) {
     if (mx >= DIRECT) {
         int64_t *b = S.buf.data(), m = 0;
