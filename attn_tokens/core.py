@@ -6,7 +6,7 @@
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_int', 'check_positive', 'check_tokens', 'check_labels', 'signed_labels',
            'softplus', 'loss_fn', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
            'uz_loss_and_grads', 'init_params', 'labels_from_logits', 'forward', 'predict', 'attention',
-           'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention', 'gd_step']
+           'loss_and_grads', 'attention_pool', 'OneLayerLoss', 'OneLayerAttention', 'sparse_loss_and_grads', 'gd_step']
 
 # %% ../nbs/00_core.ipynb #e738fd8a
 import math, numbers, operator, threading
@@ -592,15 +592,16 @@ def attention_pool(E, p, tokens):
 class OneLayerLoss(torch.autograd.Function):
     "The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in the forward (rank K+1 in E); dE written to `out` if given."
     @staticmethod
-    def forward(ctx, E, p, v, tokens, labels, backend='auto', out=None):
-        loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, out=out, backend=backend)
+    def forward(ctx, E, p, v, tokens, labels, backend='auto', out=None, sparse=False):
+        if sparse: loss, dE, dp, dv = sparse_loss_and_grads(E, p, v, tokens, labels, backend=backend)
+        else: loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, out=out, backend=backend)
         ctx.save_for_backward(dE, dp, dv)
         return loss
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, go):
-        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), None, None, None, None)
+    def backward(ctx, go):                                    # None for every input after (E, p, v), in subclasses too
+        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), *(None,) * (len(ctx.needs_input_grad) - 3))
 
 class _UZLoss(torch.autograd.Function):
     "The mean loss as a function of u = E v and z = E p (E frozen): backward (g_u, g_z) from `uz_loss_and_grads`, no V x d gradient."
@@ -617,12 +618,14 @@ class _UZLoss(torch.autograd.Function):
 
 class OneLayerAttention(nn.Module):
     "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
-    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto'):
+    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto', sparse=False):
         super().__init__()
         if head not in ('linear', 'mlp'): _err(f"head must be 'linear' or 'mlp', got {head!r}")
+        if sparse not in (False, True) or (sparse and head != 'linear'):
+            _err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for torch.optim.SparseAdam; linear head only) or False")
         g = torch.Generator().manual_seed(int(seed) % 2**64)
         E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
-        self.V, self.d, self.n_classes, self.head, self.backend = int(V), int(d), int(n_classes), head, backend
+        self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
         self._grads = _Pool()  # dE buffers reused across steps (see "Gradient buffers that are reused")
         if head == 'mlp':     # W ~ N(0, 2/d), drawn from the same generator after (E, p, v); b = 0
@@ -651,12 +654,33 @@ class OneLayerAttention(nn.Module):
         if self.head == 'mlp' or not torch.is_grad_enabled(): return loss_fn(self.forward(tb), labels)
         if not self.E.requires_grad:
             return _UZLoss.apply(self._readout(self.E), self.E @ self.p, tb, labels, self.backend)
+        if self.sparse: return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, None, True)
         return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, self._grads.get(self.E))
 
     @torch.no_grad()
     def scores(self):
         "Per-token E_s^T v (V,) or (V, K), and E_s^T p (V,): the quantities the figures plot."
         return {'v': self._readout(self.E), 'p': self.E @ self.p}
+
+# %% ../nbs/00_core.ipynb #7d2b9e41
+def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):
+    "Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."
+    V, d, K = _check_params(E, p, v)
+    tb = _as_batch(tokens, labels, V, K, E.dtype)
+    on_kernel = _use_kernel(backend, E)
+    rows = tb.__dict__.get('_rows')
+    if rows is None: rows = tb._rows = torch.bincount(tb.ids.long(), minlength=V).nonzero()[:, 0]   # sorted, distinct
+    H = _head(p, v).detach()
+    Er = E.detach()[rows]
+    UZr = Er @ H.T
+    _check_finite(Er, UZr, H)
+    UZ = UZr.new_zeros(V, len(H)).index_copy_(0, rows, UZr)     # only the batch's rows are ever read
+    u, z = (UZ[:, 0] if len(H) == 2 else UZ[:, :-1]).contiguous(), UZ[:, -1].contiguous()
+    loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
+    G = torch.cat([gu.reshape(V, -1), gz[:, None]], 1)[rows]    # (|R|, K' + 1)
+    dE = torch.sparse_coo_tensor(rows[None], G @ H, (V, d), is_coalesced=True, check_invariants=False)
+    DH = G.T @ Er
+    return loss, dE, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 # %% ../nbs/00_core.ipynb #81ed31a4
 def _gd_update(G, H, E, lr, c, rows=256):
