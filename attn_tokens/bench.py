@@ -82,13 +82,13 @@ def median_time(fn, repeats, warmup=1):
 def engine_bytes(E, tb, backend='kernel'):
     "Bytes one engine step must move: E read twice, dE written once, and the batch in the backend's layout."
     x = E.element_size()
-    if backend == 'kernel': batch = tb.ids.numel() * (4 + (0 if tb.logc is None else x)) + 16 * tb.n
+    if backend == 'kernel': batch = tb.ids.numel() * (4 + (0 if tb.counts is None else x)) + 16 * tb.n
     else: batch = sum(b.ids.numel() * (8 + (0 if b.bias is None else x)) for b in tb.blocks) + 8 * tb.n
     return 3 * E.numel() * x + batch
 
 def prepare_bytes(tokens, tb):
-    "Bytes TokenBatch.make must move: the (n, T) int64 tokens read, the compressed rows (ids, log-counts, offsets, lengths) written."
-    return tokens.numel() * 8 + tb.ids.numel() * (4 + (0 if tb.logc is None else tb.logc.element_size())) + 16 * tb.n
+    "Bytes TokenBatch.make must move: the (n, T) int64 tokens read, the compressed rows (ids, counts, offsets, lengths) written."
+    return tokens.numel() * 8 + tb.ids.numel() * (4 + (0 if tb.counts is None else 4)) + 16 * tb.n
 
 def straightforward_pool(E, p, tokens, G, max_bytes=2**28):
     "(dE, dp) of sum(h * G), h the attention output computed the straightforward way (gather E_X as (n, T, d), masked softmax, sum) by autograd, in chunks of sequences trimmed to their longest."

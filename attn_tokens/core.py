@@ -215,37 +215,41 @@ class _Block:
 
 class TokenBatch:
     "A validated batch of token sequences, deduplicated, in compressed rows and (built on first use) in length-bucketed blocks."
-    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, logc, max_id, growth=0.25, block_size=2**17):
+    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, counts, max_id, growth=0.25, block_size=2**17):
         self.n, self.V, self.lengths, self.labels, self.tokens = n, V, lengths, labels, tokens
-        self.offsets, self.ids, self.logc, self.max_id, self._logc = offsets, ids, logc, max_id, {}
+        self.offsets, self.ids, self.counts, self.max_id, self._logc = offsets, ids, counts, max_id, {}
         self._blocks, self.growth, self.block_size = blocks, growth, block_size
 
     def logc_as(self, dtype):
-        "The compressed rows' log-counts in `dtype` (None if every count is 1), converted once and cached; float64 from float32 ones is exact (log of the count recovered from them)."
-        if self.logc is None or self.logc.dtype == dtype: return self.logc
+        "The compressed rows' log-counts in `dtype` (None if every count is 1): log m computed in float64, rounded once to `dtype`, made on first use and cached."
+        if self.counts is None: return None
         if dtype not in self._logc:
-            exact = self.logc.dtype == torch.float32 and dtype == torch.float64        # counts < 2**24: exp(logc) rounds to them
-            self._logc[dtype] = self.logc.double().exp().round_().log_() if exact else self.logc.to(dtype)
+            table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64, device=self.counts.device).log().to(dtype)
+            self._logc[dtype] = table.index_select(0, self.counts)      # table[0] = -inf is never read: counts >= 1
         return self._logc[dtype]
 
+    @property
+    def logc(self):
+        "The log-counts in float64 (None if every count is 1)."
+        return self.logc_as(torch.float64)
+
     @classmethod
-    def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25, block_size=2**17, logc_dtype=torch.float64):
-        "Validate `tokens` (n, T) and lay them out as distinct tokens with log-counts in `logc_dtype` (float32: half the memory, for float32 parameters); blocks of similar length follow on first use."
+    def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25, block_size=2**17):
+        "Validate `tokens` (n, T) and lay them out as distinct tokens with their counts (blocks of similar length follow on first use)."
         if isinstance(tokens, TokenBatch): return tokens
-        if logc_dtype not in (torch.float32, torch.float64): _err(f"logc_dtype must be torch.float32 or torch.float64, got {logc_dtype!r}")
-        rows = _kernel_rows(tokens, V, logc_dtype)
+        rows = _kernel_rows(tokens, V)
         if rows is None: tokens = check_tokens(tokens, V)
         if labels is not None: labels = check_labels(labels, len(tokens), n_classes)
-        if rows is None: rows = _torch_rows(tokens, logc_dtype)
+        if rows is None: rows = _torch_rows(tokens)
         n_ids = rows['max'] + 1
         if n_ids > MAX_V: _err(f"token ids go up to {n_ids - 1}; the engine stores ids as int32, so V must be below 2**31")
         return cls(None, len(tokens), V, rows['lengths'], labels, tokens, offsets=rows['offsets'], ids=rows['ids'],
-                   logc=rows['logc'], max_id=n_ids - 1, growth=growth, block_size=block_size)
+                   counts=rows['counts'], max_id=n_ids - 1, growth=growth, block_size=block_size)
 
     @property
     def blocks(self):
         "The length-bucketed blocks of the torch path, built on first use."
-        if self._blocks is None: self._blocks = _make_blocks(self.offsets, self.ids, self.logc_as(torch.float64), self.growth, self.block_size)
+        if self._blocks is None: self._blocks = _make_blocks(self.offsets, self.ids, self.logc, self.growth, self.block_size)
         return self._blocks
 
     @property
@@ -255,17 +259,17 @@ class TokenBatch:
         return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}{blocks})"
 
 # %% ../nbs/00_core.ipynb #a6bdb530
-def _kernel_rows(tokens, V, logc_dtype=torch.float64):
+def _kernel_rows(tokens, V):
     "The compressed rows made by the kernel, for a valid int64 CPU tensor when the kernel is loaded; None where it does not apply; invalid tokens refused by check_tokens."
     if not (torch.is_tensor(tokens) and tokens.dtype == torch.int64 and tokens.ndim == 2 and tokens.device.type == 'cpu'
             and tokens.numel() > 0 and kernel.available()): return None
-    rows = kernel.prepare_rows(tokens.contiguous(), logc_dtype)
+    rows = kernel.prepare_rows(tokens.contiguous())
     if rows['min'] < -1 or rows['max'] >= min(MAX_V, V if V is not None else MAX_V) or rows['first_empty'] is not None:
         check_tokens(tokens, V)                                        # names the problem
         raise RuntimeError(f"attn_tokens: the kernel found invalid tokens that check_tokens accepted: {rows['min']}, {rows['max']}, {rows['first_empty']}")
     return rows
 
-def _torch_rows(tokens, logc_dtype=torch.float64):
+def _torch_rows(tokens):
     "The compressed rows made with torch ops (any device), from checked tokens: the same dict as kernel.prepare_rows."
     n, dev = len(tokens), tokens.device
     valid = tokens >= 0
@@ -274,7 +278,7 @@ def _torch_rows(tokens, logc_dtype=torch.float64):
     keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)   # sorted by row, then id
     ends = torch.cumsum(torch.bincount(keys // n_ids, minlength=n), 0)             # distinct tokens per row, summed
     return dict(offsets=torch.cat([ends.new_zeros(1), ends]), ids=(keys % n_ids).to(torch.int32), lengths=valid.sum(1),
-                logc=None if bool((counts == 1).all()) else counts.double().log().to(logc_dtype), max=n_ids - 1)
+                counts=None if bool((counts == 1).all()) else counts.int(), max=n_ids - 1)
 
 def _make_blocks(offsets, ids, logc, growth, block_size):
     "Blocks of sequences of similar length (padding at most a fraction `growth`, at most `block_size` entries each) from compressed rows."
@@ -326,14 +330,14 @@ def _block_logits(u, z, b):
     return (ua + df).reshape(len(w), *u.shape[1:]), w, S, delta, df
 
 # %% ../nbs/00_core.ipynb #16ed8915
-def _as_batch(tokens, labels, V, K, dtype=None):
-    "A `TokenBatch` for `tokens`, checking labels against the model's classes; plain tokens get log-counts in float32 when `dtype` (the parameters') is float32."
+def _as_batch(tokens, labels, V, K):
+    "A `TokenBatch` for `tokens`, checking labels against the model's classes."
     if isinstance(tokens, TokenBatch):
         if tokens.V is not None and V is not None and tokens.V > V: _err(f"batch was built for V = {tokens.V} but the model has V = {V} tokens")
         if V is not None and tokens.max_id >= V: _err(f"batch has token id {tokens.max_id} but the model has V = {V} tokens; token ids must be < V")
         if labels is not None: check_labels(labels, tokens.n, K)
         return tokens
-    return TokenBatch.make(tokens, labels, V, K, logc_dtype=torch.float32 if dtype == torch.float32 else torch.float64)
+    return TokenBatch.make(tokens, labels, V, K)
 
 BACKENDS = ('auto', 'kernel', 'torch')
 
@@ -354,14 +358,14 @@ def _rows(tb, u, z):
 
 def uz_forward(u, z, tokens, backend='auto'):
     "Logits f(X) = sum_t softmax(z_X)_t u_{x_t} for a batch; u is (V,) or (V, K), z is (V,)."
-    tb = _as_batch(tokens, None, len(z), None, z.dtype)
+    tb = _as_batch(tokens, None, len(z), None)
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_forward(u, z, tb, on_kernel)
 
 def uz_loss_and_grads(u, z, tokens, labels, backend='auto'):
     "Mean loss and its gradients (gu, gz) with respect to u = E v and z = E p."
-    tb = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1], z.dtype)
+    tb = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1])
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_loss(u, z, tb, labels, on_kernel)
@@ -478,7 +482,7 @@ def _params(E, p, v, backend):
 def forward(E, p, v, tokens, backend='auto'):
     "Logits of the model: (n,) for a binary head v of shape (d,), (n, K) for v of shape (K, d)."
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, None, V, K, E.dtype)
+    tb = _as_batch(tokens, None, V, K)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     return _token_forward(u, z, tb, on_kernel)
@@ -501,7 +505,7 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see below)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
-    tb = _as_batch(tokens, labels, V, K, E.dtype)
+    tb = _as_batch(tokens, labels, V, K)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
@@ -586,7 +590,7 @@ def attention_pool(E, p, tokens):
     if p.shape != (E.shape[1],): _err(f"p must have shape ({E.shape[1]},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
     if E.dtype != p.dtype or not E.is_floating_point(): _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with .double() or .float()")
     if E.device != p.device: _err(f"E and p must be on one device, got {E.device}, {p.device}")
-    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None, E.dtype))
+    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None))
 
 # %% ../nbs/00_core.ipynb #e136a56d
 class OneLayerLoss(torch.autograd.Function):
@@ -634,7 +638,7 @@ class OneLayerAttention(nn.Module):
 
     def prepare(self, tokens, labels=None):
         "A `TokenBatch` of `tokens` for this model: prepare once, reuse in every step."
-        return _as_batch(tokens, labels, self.V, self.n_classes, self.E.dtype)
+        return _as_batch(tokens, labels, self.V, self.n_classes)
 
     def _readout(self, h):
         v = self.v
@@ -666,7 +670,7 @@ class OneLayerAttention(nn.Module):
 def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):
     "Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, labels, V, K, E.dtype)
+    tb = _as_batch(tokens, labels, V, K)
     on_kernel = _use_kernel(backend, E)
     rows = tb.__dict__.get('_rows')
     if rows is None: rows = tb._rows = torch.bincount(tb.ids.long(), minlength=V).nonzero()[:, 0]   # sorted, distinct
@@ -701,7 +705,7 @@ def gd_step(E, p, v, tokens, labels, lr, weight_decay=0., backend='auto'):
     try: wd = math.nan if isinstance(weight_decay, (str, bytes, bool)) else float(weight_decay)
     except (TypeError, ValueError, RuntimeError): wd = math.nan
     if not (math.isfinite(wd) and wd >= 0): _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
-    tb = _as_batch(tokens, labels, V, K, E.dtype)
+    tb = _as_batch(tokens, labels, V, K)
     with torch.no_grad():
         Ew, H, on_kernel = _params(E, p, v, backend)         # H = [v; p] is a copy: the old head
         u, z = _uz(Ew, H, on_kernel)                         # refuses non-finite parameters before any change

@@ -443,15 +443,18 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
             int64_t mn = INT64_MAX, mx = INT64_MIN, e = -1;
             for (int64_t r = r0; r < r1; r++) {
                 const int64_t *x = tok + r * T;
-                int64_t L = 0, rmn = INT64_MAX, rmx = -1;
-                #pragma omp simd reduction(min:rmn) reduction(max:rmx) reduction(+:L)
-                for (int64_t j = 0; j < T; j++) { rmn = x[j] < rmn ? x[j] : rmn; rmx = x[j] > rmx ? x[j] : rmx; L += x[j] >= 0; }
+                int64_t L = 0, rmn = INT64_MAX, rmx = -1, j0 = T, j1 = 0;  // ids lie in [j0, j1): the merge skips the rest
+                #pragma omp simd reduction(min:rmn, j0) reduction(max:rmx, j1) reduction(+:L)
+                for (int64_t j = 0; j < T; j++) {
+                    rmn = x[j] < rmn ? x[j] : rmn; rmx = x[j] > rmx ? x[j] : rmx; L += x[j] >= 0;
+                    j0 = x[j] >= 0 && j < j0 ? j : j0; j1 = x[j] >= 0 ? j + 1 : j1;
+                }
                 mn = rmn < mn ? rmn : mn; mx = rmx > mx ? rmx : mx;
                 lengths[r] = L;
                 if (L == 0 && e < 0) e = r;
                 const int64_t before = S.size;
                 if (rmx >= DIRECT && (int64_t)S.buf.size() < T) S.buf.resize(T);
-                merge_row(x, T, L, rmx, S);
+                merge_row(x + j0, j1 > j0 ? j1 - j0 : 0, L, rmx, S);
                 off[r + 1] = S.size - before;
             }
             lo[t] = mn; hi[t] = mx; empty[t] = e;
@@ -477,12 +480,9 @@ void *prep_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int6
     return P;
 }
 
-// Pass 2: copy each thread's entries to its place in ids and, if logc is not null, their log-counts
-// logc = table[count - 1] (float when single, else double); then give the scratch back (ids null: only that).
-template <typename F> static void take_logc(const Scratch &S, F *o, const F *table) {
-    for (int64_t i = 0; i < S.size; i++) o[i] = table[S.cnt[i] - 1];
-}
-void prep_take(void *p, int32_t *ids, void *logc, const void *table, int single, int nt) {
+// Pass 2: copy each thread's entries to their place in ids and, if cnt is not null, in cnt; then give the
+// scratch back (ids null: only that).
+void prep_take(void *p, int32_t *ids, int32_t *cnt, int nt) {
     Prep *P = static_cast<Prep *>(p);
     int m = (int)P->first.size() - 1;
     if (ids) {
@@ -490,8 +490,7 @@ void prep_take(void *p, int32_t *ids, void *logc, const void *table, int single,
         for (int t = 0; t < m; t++) {
             const Scratch &S = (*P->S)[t];
             std::memcpy(ids + P->first[t], S.ids.get(), S.size * sizeof(int32_t));
-            if (logc && single) take_logc(S, static_cast<float *>(logc) + P->first[t], static_cast<const float *>(table));
-            else if (logc) take_logc(S, static_cast<double *>(logc) + P->first[t], static_cast<const double *>(table));
+            if (cnt) std::memcpy(cnt + P->first[t], S.cnt.get(), S.size * sizeof(int32_t));
         }
     }
     if (P->pooled) {
@@ -521,8 +520,7 @@ INSTANTIATE(float, f32)
 INSTANTIATE(double, f64)
 void *prepare_rows(const int64_t *tok, int64_t n, int64_t T, int64_t *lengths, int64_t *off, int64_t *stats, int nt)
     { return prep_rows(tok, n, T, lengths, off, stats, nt); }
-void prepare_take(void *p, int32_t *ids, void *logc, const void *table, int single, int nt)
-    { prep_take(p, ids, logc, table, single, nt); }
+void prepare_take(void *p, int32_t *ids, int32_t *cnt, int nt) { prep_take(p, ids, cnt, nt); }
 }
 '''
 SOURCE = _HEADER + _EXP + _E_PASSES + _GD_PASS + _TOKEN_PASS + _PREPARE + _API
@@ -629,7 +627,7 @@ def _declare(lib):
         getattr(lib, f'token_pass_{s}').restype = ctypes.c_double
         for name in ('exp_neg', 'uz_pass', 'rank_pass', 'gd_pass'): getattr(lib, f'{name}_{s}').restype = None
     lib.prepare_rows.argtypes, lib.prepare_rows.restype = [P, I64, I64, P, P, P, I32], P
-    lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, P, I32, I32], None
+    lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, I32], None
     return lib
 
 @functools.lru_cache(maxsize=None)
@@ -751,22 +749,19 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
     return loss, gu, gz
 
 # %% ../nbs/00a_kernel.ipynb #a060ca27
-def prepare_rows(tokens, logc_dtype=torch.float64):
-    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), logc (log-counts in `logc_dtype`, float64 or float32; None if every count is 1), lengths and the extremes of `tokens`."
+def prepare_rows(tokens):
+    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), counts (int32; None if every count is 1), lengths and the extremes of `tokens`."
     _check('tokens', tokens, torch.int64)
     if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1: _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
-    if logc_dtype not in (torch.float32, torch.float64): _err(f"logc_dtype must be torch.float32 or torch.float64, got {logc_dtype}")
     n, T = tokens.shape; nt = torch.get_num_threads()
     lengths, offsets, stats = (torch.empty(k, dtype=torch.int64) for k in (n, n + 1, 5))
     lib = _lib()
     ctx = lib.prepare_rows(_p(tokens), n, T, _p(lengths), _p(offsets), _p(stats), nt)
     if not ctx: raise MemoryError(f"the kernel ran out of memory preparing {n} x {T} tokens; prepare the batch in parts")
-    ids = logc = table = None
+    ids = counts = None
     try:
         lo, hi, empty, distinct, valid = stats.tolist()
         ids = torch.empty(distinct, dtype=torch.int32)
-        if distinct < valid:                                   # some id repeats: log-counts, log m = table[m - 1]
-            table = torch.arange(1, T + 1, dtype=torch.float64).log().to(logc_dtype)
-            logc = torch.empty(distinct, dtype=logc_dtype)
-    finally: lib.prepare_take(ctx, _p(ids), _p(logc), _p(table), logc_dtype == torch.float32, nt)
-    return dict(offsets=offsets, ids=ids, logc=logc, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
+        if distinct < valid: counts = torch.empty(distinct, dtype=torch.int32)        # some id repeats
+    finally: lib.prepare_take(ctx, _p(ids), _p(counts), nt)
+    return dict(offsets=offsets, ids=ids, counts=counts, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
