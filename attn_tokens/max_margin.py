@@ -215,6 +215,12 @@ def max_margin_sets(E, tokens, mask):
         N = torch.from_numpy(Vt[rank:].T.copy())
     else: N = torch.eye(E.shape[1], dtype=torch.float64)
     if N.shape[1] == 0: raise ValueError("the equalities leave no direction (ker B = 0): the selection cannot be tied in any direction")
+    A_full = E[ip[:, 0]] - E[ip[:, 1]]
+    tie = (A_full @ N).norm(dim=1) / A_full.norm(dim=1).clamp(min=1e-300)
+    if bool((tie <= 1e-10).any()):   # a_k in the row space of B: the equalities tie r and s, so a_k^T p >= 1 cannot hold
+        k = int(tie.argmin()); w = np.zeros(len(ip)); w[k] = 1.
+        red = MaxMarginResult(False, None, w, ip, float('nan'), 0., float('nan'), float('nan'), ip[k:k + 1], float(tie[k]))
+        return SetMaxMarginResult(red, ep, None, float('nan'), float('nan'))
     red = max_margin(E @ N, ip)
     if not red.feasible: return SetMaxMarginResult(red, ep, None, float('nan'), float('nan'))
     p = N @ red.p
