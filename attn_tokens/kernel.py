@@ -365,7 +365,7 @@ _PREPARE = r'''
 #include <atomic>
 #include <memory>
 static constexpr int64_t DIRECT = int64_t(1) << 22;        // ids below this are counted in a per-thread table
-static constexpr int64_t KEEP = int64_t(1) << 26;          // entries of scratch a thread keeps between calls (512 MB)
+static constexpr int64_t KEEP = int64_t(1) << 24;          // entries of scratch a thread keeps between calls (128 MB)
 
 // One thread's scratch: its entries (ids, counts) in row order, the per-id counts and two-level bitmap of the
 // row being merged (b1: a bit per id, b2: a bit per word of b1), and a row's ids for the sort path.
