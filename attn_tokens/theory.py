@@ -43,7 +43,7 @@ class ProtocolConfig:
     flow_tol: float = 2.5e-3        # 'exponential': local error per step in every score, x max(1, smallest top-token gap) (0.05^2)
     score_cap: float = 0.05         # 'capped': max |change of a score| per step until the attention has chosen
     cap_until: float = 0.99         # ... i.e. until the mean largest attention weight reaches this
-    cap_steps: int | None = None    # ... for at most this many steps (on top of `steps`); None: 10 x steps
+    cap_steps: int | None = None    # ... for at most this many steps (on top of `steps`); None: 10 x steps ('exponential': 0)
     momentum: float = 0.9           # 'capped': heavy-ball momentum once the attention has chosen (0: none)
     step_growth: float = 2.         # 'capped': Armijo's trial step = last accepted x this after 10 clean steps (1: lr every step)
     gap_tol: float = 5.             # the selection read from p: tokens within this score gap of the sequence's largest
@@ -68,6 +68,9 @@ class ProtocolConfig:
         if self.eta0 is not None: check_positive('eta0', self.eta0, "; pass a stage-1 step > 0, or eta0=None for eta0_factor x the exact threshold")
         check_positive('eta0_factor', self.eta0_factor, "; pass a factor > 0 (default 1.2, just past the exact threshold)")
         if self.lr is not None: check_positive('lr', self.lr, "; pass a normalised-GD step > 0, or lr=None for final_margin * ||p_mm|| / steps")
+        if self.lr is not None and self.stage2 == 'monotone' and self.flow == 'exponential':
+            raise ValueError(f"lr = {self.lr!r} sets the normalised-GD step, which flow='exponential' (the default) does not take; pass "
+                             "flow='capped' (--flow capped) or stage2='normalized' with it, or drop lr")
         check_positive('final_margin', self.final_margin, "; pass the target final minimum score gap (default 300; below ~700, "
                        "where float64 softmax weights underflow)")
 
@@ -256,8 +259,9 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     if not (math.isfinite(lr) and lr > 0):
         raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a finite step > 0; pass lr or change final_margin")
     n_steps, mono = cfg.steps, {}
-    if cfg.stage2 == 'monotone' and cfg.flow == 'exponential':     # the flow to the end: at most `steps` exponential-Euler steps
-        n_steps, mono = 0, dict(monotone=True, flow_tol=cfg.flow_tol, cap_until=math.inf, cap_steps=cfg.steps, stop_gap=cfg.final_margin)
+    if cfg.stage2 == 'monotone' and cfg.flow == 'exponential':     # the flow to the end: at most steps + cap_steps exponential-Euler steps
+        n_steps, mono = 0, dict(monotone=True, flow_tol=cfg.flow_tol, cap_until=math.inf, cap_steps=cfg.steps + (cfg.cap_steps or 0),
+                                stop_gap=cfg.final_margin)
     elif cfg.stage2 == 'monotone':                                 # score-capped GD until the attention has chosen, then normalised GD
         mono = dict(monotone=True, score_cap=cfg.score_cap, cap_until=cfg.cap_until, momentum=cfg.momentum, step_growth=cfg.step_growth,
                     max_lr=lr, stop_gap=cfg.final_margin, cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps)
