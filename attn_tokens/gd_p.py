@@ -64,7 +64,7 @@ class GDHistory:
                 ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s',
                  'step_loss', 'step_excess')}
 
-# %% ../nbs/03b_gd_p.ipynb #b37e5dc8
+# %% ../nbs/03b_gd_p.ipynb #fe95d128
 def p_hessian(E, u, p, tokens, labels):
     "Hessian of L(p) with E, v fixed (d x d, float64-exact formula above); u = E v."
     t = token_ids(tokens); m = t >= 0; n, T = t.shape; V = E.shape[0]; tc = t.clamp(min=0)
@@ -81,7 +81,7 @@ def p_hessian(E, u, p, tokens, labels):
     H = (A.T * l2) @ A - (S.T * l1) @ A
     return (H - (A.T * l1) @ S) / n + (E.T * w) @ E
 
-# %% ../nbs/03b_gd_p.ipynb #558789fc
+# %% ../nbs/03b_gd_p.ipynb #6ab8742b
 def _phi1(x):
     "(1 - e^-x) / x elementwise, 1 at 0."
     return torch.where(x.abs() < 1e-8, 1 - x / 2, -torch.expm1(-x) / torch.where(x == 0, 1., x))
