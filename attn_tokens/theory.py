@@ -139,7 +139,7 @@ class ProtocolResult:
             capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
             flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
             loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
-            momentum=self.config.momentum if self.config.stage2 == 'monotone' else None,
+            momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
             reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
 
 # %% ../nbs/03c_theory.ipynb #0f3b7e5d
@@ -290,8 +290,8 @@ def cli_parser(p):
     p.add_argument('--seed', type=seed_int, default=0, help='seed of the initialisation, 0 to 2**63 - 1 (default 0)')
     p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
     p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
-    p.add_argument('--steps', type=positive_int, default=10000, help='normalised-GD steps on p after the capped ones (default 10000; the run stops earlier once the score gap reaches --final-margin)')
-    p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
+    p.add_argument('--steps', type=positive_int, default=10000, help='the most flow-integrator steps (--flow capped: normalised steps after the capped ones) (default 10000; the run stops earlier once the score gap reaches --final-margin)')
+    p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step, with --flow capped or --stage2 normalized (default: final_margin * ||p_mm|| / steps)')
     p.add_argument('--final-margin', type=positive_float, default=300., help='target final minimum score gap for the default lr')
     p.add_argument('--stage2', choices=('monotone', 'normalized'), default='monotone',
                    help="stage-2 scheme: 'monotone' (default: the flow followed until the attention has chosen, then normalised "
@@ -300,8 +300,8 @@ def cli_parser(p):
                    help="monotone, until the attention has chosen: 'exponential' (default: exponential-Euler steps of the flow with "
                         "error control, see --flow-tol) or 'capped' (GD steps capped at --score-cap in every score; slow on stiff data)")
     p.add_argument('--flow-tol', type=positive_float, default=2.5e-3, help="--flow exponential: local error per step in every score (default 2.5e-3)")
-    p.add_argument('--momentum', type=float, default=0.9, help='monotone: heavy-ball momentum once the attention has chosen, in [0, 1) (default 0.9)')
-    p.add_argument('--step-growth', type=positive_float, default=2., help="monotone: Armijo's trial step grows by this after 10 clean steps (default 2; 1: lr every step)")
+    p.add_argument('--momentum', type=float, default=0.9, help='--flow capped: heavy-ball momentum once the attention has chosen, in [0, 1) (default 0.9)')
+    p.add_argument('--step-growth', type=positive_float, default=2., help="--flow capped: Armijo's trial step grows by this after 10 clean steps (default 2; 1: lr every step)")
     p.add_argument('--gap-tol', type=positive_float, default=5., help='the selection read from p: tokens within this score gap of the largest (default 5)')
     p.add_argument('--score-cap', type=positive_float, default=0.05, help='--flow capped: max score change per step until the attention has chosen (default 0.05)')
     p.add_argument('--record-every', type=positive_int, default=10, help='history every this many steps (default 10)')
