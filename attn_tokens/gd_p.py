@@ -6,7 +6,7 @@
 __all__ = ['p_loss_and_grad', 'selection_mass', 'GDHistory', 'p_hessian', 'excess_loss', 'gd_p', 'pair_weights']
 
 # %% ../nbs/03b_gd_p.ipynb #11096b6b
-import math, time
+import math, time, warnings
 from dataclasses import dataclass, field
 import numpy as np
 import torch
@@ -64,7 +64,7 @@ class GDHistory:
                 ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s',
                  'step_loss', 'step_excess')}
 
-# %% ../nbs/03b_gd_p.ipynb #8900ffa2
+# %% ../nbs/03b_gd_p.ipynb #e5f11b46
 def p_hessian(E, u, p, tokens, labels):
     "Hessian of L(p) with E, v fixed (d x d, float64-exact formula above); u = E v."
     t = token_ids(tokens); m = t >= 0; n, T = t.shape; V = E.shape[0]; tc = t.clamp(min=0)
@@ -76,12 +76,14 @@ def p_hessian(E, u, p, tokens, labels):
     l1, l2 = -y * torch.sigmoid(-y * f), torch.sigmoid(y * f) * torch.sigmoid(-y * f)
     crow = torch.cat([torch.zeros(1, dtype=torch.long), m.sum(1).cumsum(0)])   # ids checked by token_ids: the CSR layout is valid
     sum_rows = lambda w: torch.sparse_csr_tensor(crow, tc[m], w[m], (n, V), check_invariants=False) @ E   # (n, d): sum_j w_j E_{x_j}
-    A, S = sum_rows(a), sum_rows(s)
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')   # torch's notice, once per process
+        A, S = sum_rows(a), sum_rows(s)
     w = torch.zeros(V, dtype=E.dtype).index_add_(0, tc[m], (l1[:, None] * a)[m]) / n
     H = (A.T * l2) @ A - (S.T * l1) @ A
     return (H - (A.T * l1) @ S) / n + (E.T * w) @ E
 
-# %% ../nbs/03b_gd_p.ipynb #e4c1d1c3
+# %% ../nbs/03b_gd_p.ipynb #a046fa48
 def _phi1(x):
     "(1 - e^-x) / x elementwise, 1 at 0."
     return torch.where(x.abs() < 1e-8, 1 - x / 2, -torch.expm1(-x) / torch.where(x == 0, 1., x))
