@@ -64,7 +64,7 @@ class GDHistory:
                 ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s',
                  'step_loss', 'step_excess')}
 
-# %% ../nbs/03b_gd_p.ipynb #e5f11b46
+# %% ../nbs/03b_gd_p.ipynb #cb70e493
 def p_hessian(E, u, p, tokens, labels):
     "Hessian of L(p) with E, v fixed (d x d, float64-exact formula above); u = E v."
     t = token_ids(tokens); m = t >= 0; n, T = t.shape; V = E.shape[0]; tc = t.clamp(min=0)
@@ -83,7 +83,7 @@ def p_hessian(E, u, p, tokens, labels):
     H = (A.T * l2) @ A - (S.T * l1) @ A
     return (H - (A.T * l1) @ S) / n + (E.T * w) @ E
 
-# %% ../nbs/03b_gd_p.ipynb #a046fa48
+# %% ../nbs/03b_gd_p.ipynb #84d50ad1
 def _phi1(x):
     "(1 - e^-x) / x elementwise, 1 at 0."
     return torch.where(x.abs() < 1e-8, 1 - x / 2, -torch.expm1(-x) / torch.where(x == 0, 1., x))
@@ -95,7 +95,7 @@ def _psi(x):
 def _exp_euler(f, H, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
     """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g, Hessian H) with local error
     <= tol in every score and the Armijo condition on f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err,
-    n_armijo) or None after max_tries shrinkings."""
+    n_armijo): trial steps refused by the error test (or the cap) and by Armijo; q is None after max_tries shrinkings."""
     lam, Q = torch.linalg.eigh(H); gQ = Q.T @ g; n_err = n_arm = 0
     for _ in range(max_tries + 1):
         x = h * lam; dp = -Q @ (h * _phi1(x) * gQ)
@@ -111,7 +111,7 @@ def _exp_euler(f, H, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
         if ok and err <= tol: return q, lq, (loss_q, g_q), h * min(5., max(1., fac)), n_err, n_arm
         if not ok: n_arm += 1; h *= 0.5 if err <= tol else max(0.1, min(0.5, fac))
         else: n_err += 1; h *= max(0.1, min(0.5, fac)) if math.isfinite(fac) else 0.1
-    return None
+    return None, ex, (None, g), h, n_err, n_arm
 
 # %% ../nbs/03b_gd_p.ipynb #c1f4b9d8
 def _one_minus_cos(p, q):
@@ -221,12 +221,13 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
             hist.n_capped += 1; step += 1
             if h_flow is None: h_flow = (score_cap or math.sqrt(flow_tol)) / (E @ g).abs().max().item()
             tol = flow_tol * max(1., _min_top_gap(E @ p, batch.tokens))   # relative to the smallest decided gap (see above)
-            acc = _exp_euler(obj, p_hessian(E, u, p, batch.tokens, labels), E, p, ex, g, h_flow, tol, score_cap)
-            if acc is None:
+            q, ex_q, lg, h_flow, n_err, n_arm = _exp_euler(obj, p_hessian(E, u, p, batch.tokens, labels), E, p, ex, g, h_flow, tol, score_cap)
+            hist.n_rejected += n_err; hist.n_backtracks += n_arm
+            if q is None:
                 hist.stop_reason = (f'no descent at step {step - 1}: the flow integrator\'s step was shrunk 60 times without meeting '
                                     'the Armijo condition and the error tolerance (a non-monotone step was refused)')
                 record(step - 1, loss, g); break
-            p, ex, (loss, g), h_flow, n_err, n_arm = acc; hist.n_rejected += n_err; hist.n_backtracks += n_arm
+            p, ex, (loss, g) = q, ex_q, lg
             continue
         if monotone:                                  # Armijo from the last accepted step (grown after 10 clean steps)
             eta = lr if step_growth == 1 else eta_last * (step_growth if streak >= 10 else 1.)
