@@ -44,9 +44,9 @@ if __name__ == '__main__':
     meta = dict(command=f"python tools/stage2_speed.py {out}" + (' --quick' if quick else '') + (' --extra' if extra else ''),
                 machine=f"{platform.machine()}, shared 2-core dev machine (another job benchmarking at the same time): wall times are noisy, cpu_s is the process's CPU time",
                 data="make_multi_relevant(n, n_relevant=6, n_irrelevant=30, T=T, k=(1, 3), seed=1000 + seed)",
-                default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone; until the mean largest attention weight is 0.99 "
-                        "exponential-Euler steps of the flow with local error <= 2.5e-3 per score; then normalised steps, momentum 0.9, step_growth 2, "
-                        "10000 steps, stop at score gap 300",
+                default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone, flow='exponential': from p = 0 to the end, "
+                        "exponential-Euler steps of the flow with local error <= 2.5e-3 x max(1, smallest top-token lead) per score and Armijo on the "
+                        "exact excess loss; at most 10000 steps, stop when every top token leads by 300",
                 reference="reference_flow: gd_p(..., steps=0, monotone=True, flow_tol=2.5e-5, score_cap=0.05, cap_until=inf, stop_gap=10): the flow "
                           "integrated with 100x tighter local error and every step capped at 0.05 per score, until every sequence's top token leads "
                           "by 10; ref_changed_after_gap1 / _gap3: sequences whose top token changed after it first led by 1 / by 3",
