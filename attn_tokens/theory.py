@@ -31,17 +31,21 @@ class ProtocolConfig:
     eta0: float | None = None       # None: eta0_factor x the exact threshold with the realised init
     eta0_factor: float = 1.2
     seed: int = 0
-    steps: int = 10000              # normalised steps after the capped phase (the run stops earlier at the final score gap)
+    steps: int = 10000              # flow 'exponential': the most flow steps; 'capped': normalised steps after the capped phase
+                                    # (either way the run stops earlier at the final score gap)
     lr: float | None = None         # normalised-GD step; None: final_margin * ||p_mm|| / steps
     final_margin: float = 300.
     record_every: int = 10
     progress: bool = False
     stage2: str = 'monotone'        # 'monotone': score-capped then normalised steps, Armijo backtracking; 'normalized': fixed lr
-    score_cap: float = 0.05         # monotone: max |change of a score| per step until the attention has chosen
+    flow: str = 'exponential'       # monotone: 'exponential' (the flow to the end by exponential-Euler steps with error control)
+                                    # or 'capped' (GD steps capped at score_cap until the attention has chosen, then normalised GD)
+    flow_tol: float = 2.5e-3        # 'exponential': local error per step in every score, x max(1, smallest top-token gap) (0.05^2)
+    score_cap: float = 0.05         # 'capped': max |change of a score| per step until the attention has chosen
     cap_until: float = 0.99         # ... i.e. until the mean largest attention weight reaches this
-    cap_steps: int | None = None    # ... for at most this many steps (on top of `steps`); None: 10 x steps
-    momentum: float = 0.9           # monotone: heavy-ball momentum once the attention has chosen (0: none)
-    step_growth: float = 2.         # monotone: Armijo's trial step = last accepted x this after 10 clean steps (1: lr every step)
+    cap_steps: int | None = None    # ... for at most this many steps (on top of `steps`); None: 10 x steps ('exponential': 0)
+    momentum: float = 0.9           # 'capped': heavy-ball momentum once the attention has chosen (0: none)
+    step_growth: float = 2.         # 'capped': Armijo's trial step = last accepted x this after 10 clean steps (1: lr every step)
     gap_tol: float = 5.             # the selection read from p: tokens within this score gap of the sequence's largest
     def __post_init__(self): self.check()
     def check(self):
@@ -57,10 +61,16 @@ class ProtocolConfig:
         if self.step_growth < 1: raise ValueError(f"step_growth = {self.step_growth!r} is below 1; pass a factor >= 1 (default 2)")
         check_positive('gap_tol', self.gap_tol, "; pass the score gap that separates selected tokens from the rest (default 5)")
         check_positive('score_cap', self.score_cap, "; pass a cap > 0 on the score change per step (default 0.05)")
+        if self.flow not in ('exponential', 'capped'):
+            raise ValueError(f"flow = {self.flow!r} is not a way to follow the flow; pass 'exponential' (default) or 'capped'")
+        check_positive('flow_tol', self.flow_tol, "; pass the local error allowed per step in every score (default 2.5e-3)")
         check_positive('cap_until', self.cap_until, "; pass an attention weight in (0, 1] (default 0.99)")
         if self.eta0 is not None: check_positive('eta0', self.eta0, "; pass a stage-1 step > 0, or eta0=None for eta0_factor x the exact threshold")
         check_positive('eta0_factor', self.eta0_factor, "; pass a factor > 0 (default 1.2, just past the exact threshold)")
         if self.lr is not None: check_positive('lr', self.lr, "; pass a normalised-GD step > 0, or lr=None for final_margin * ||p_mm|| / steps")
+        if self.lr is not None and self.stage2 == 'monotone' and self.flow == 'exponential':
+            raise ValueError(f"lr = {self.lr!r} sets the normalised-GD step, which flow='exponential' (the default) does not take; pass "
+                             "flow='capped' (--flow capped) or stage2='normalized' with it, or drop lr")
         check_positive('final_margin', self.final_margin, "; pass the target final minimum score gap (default 300; below ~700, "
                        "where float64 softmax weights underflow)")
 
@@ -127,8 +137,9 @@ class ProtocolResult:
             steps=int(H['step'][-1]),
             stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
             capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
+            flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
             loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
-            momentum=self.config.momentum if self.config.stage2 == 'monotone' else None,
+            momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
             reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
 
 # %% ../nbs/03c_theory.ipynb #0f3b7e5d
@@ -247,12 +258,16 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     lr = cfg.lr if cfg.lr is not None else (cfg.final_margin * mm.p.norm().item() / cfg.steps if mm.feasible else 0.1)
     if not (math.isfinite(lr) and lr > 0):
         raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a finite step > 0; pass lr or change final_margin")
-    mono = dict(monotone=True, score_cap=cfg.score_cap, cap_until=cfg.cap_until, momentum=cfg.momentum, step_growth=cfg.step_growth,
-                max_lr=lr, stop_gap=cfg.final_margin,
-                cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps) if cfg.stage2 == 'monotone' else {}
-    p, hist = gd_p(E1, v, batch, labels, steps=cfg.steps, lr=lr, normalized=True, mm=mm, sel=sel,
+    n_steps, mono = cfg.steps, {}
+    if cfg.stage2 == 'monotone' and cfg.flow == 'exponential':     # the flow to the end: at most steps + cap_steps exponential-Euler steps
+        n_steps, mono = 0, dict(monotone=True, flow_tol=cfg.flow_tol, cap_until=math.inf, cap_steps=cfg.steps + (cfg.cap_steps or 0),
+                                stop_gap=cfg.final_margin)
+    elif cfg.stage2 == 'monotone':                                 # score-capped GD until the attention has chosen, then normalised GD
+        mono = dict(monotone=True, score_cap=cfg.score_cap, cap_until=cfg.cap_until, momentum=cfg.momentum, step_growth=cfg.step_growth,
+                    max_lr=lr, stop_gap=cfg.final_margin, cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps)
+    p, hist = gd_p(E1, v, batch, labels, steps=n_steps, lr=lr, normalized=True, mm=mm, sel=sel,
                    record_every=cfg.record_every, progress=cfg.progress, **mono)
-    _check_stage2_end(p, hist, lr, cfg.lr is not None)
+    _check_stage2_end(p, hist, lr, cfg.lr is not None and 'max_lr' in mono)     # lr only steers the normalised steps
     L_inf = torch.nn.functional.softplus(-core.signed_labels(labels, u1.dtype) * u1[sel]).mean().item()
     reached = reached_selection(E1, v, p, t, labels, V, sel, mm, cfg.gap_tol)
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
@@ -275,16 +290,20 @@ def cli_parser(p):
     p.add_argument('--seed', type=seed_int, default=0, help='seed of the initialisation, 0 to 2**63 - 1 (default 0)')
     p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
     p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
-    p.add_argument('--steps', type=positive_int, default=10000, help='normalised-GD steps on p after the capped ones (default 10000; the run stops earlier once the score gap reaches --final-margin)')
-    p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step (default: final_margin * ||p_mm|| / steps)')
+    p.add_argument('--steps', type=positive_int, default=10000, help='the most flow-integrator steps (--flow capped: normalised steps after the capped ones) (default 10000; the run stops earlier once the score gap reaches --final-margin)')
+    p.add_argument('--lr', type=positive_float, default=None, help='normalised-GD step, with --flow capped or --stage2 normalized (default: final_margin * ||p_mm|| / steps)')
     p.add_argument('--final-margin', type=positive_float, default=300., help='target final minimum score gap for the default lr')
     p.add_argument('--stage2', choices=('monotone', 'normalized'), default='monotone',
-                   help="stage-2 scheme: 'monotone' (default: score-capped steps until the attention has chosen, then normalised "
+                   help="stage-2 scheme: 'monotone' (default: the flow followed until the attention has chosen, then normalised "
                         "steps, Armijo backtracking: the loss never increases) or 'normalized' (fixed normalised steps)")
-    p.add_argument('--momentum', type=float, default=0.9, help='monotone: heavy-ball momentum once the attention has chosen, in [0, 1) (default 0.9)')
-    p.add_argument('--step-growth', type=positive_float, default=2., help="monotone: Armijo's trial step grows by this after 10 clean steps (default 2; 1: lr every step)")
+    p.add_argument('--flow', choices=('exponential', 'capped'), default='exponential',
+                   help="monotone, until the attention has chosen: 'exponential' (default: exponential-Euler steps of the flow with "
+                        "error control, see --flow-tol) or 'capped' (GD steps capped at --score-cap in every score; slow on stiff data)")
+    p.add_argument('--flow-tol', type=positive_float, default=2.5e-3, help="--flow exponential: local error per step in every score (default 2.5e-3)")
+    p.add_argument('--momentum', type=float, default=0.9, help='--flow capped: heavy-ball momentum once the attention has chosen, in [0, 1) (default 0.9)')
+    p.add_argument('--step-growth', type=positive_float, default=2., help="--flow capped: Armijo's trial step grows by this after 10 clean steps (default 2; 1: lr every step)")
     p.add_argument('--gap-tol', type=positive_float, default=5., help='the selection read from p: tokens within this score gap of the largest (default 5)')
-    p.add_argument('--score-cap', type=positive_float, default=0.05, help='monotone: max score change per step until the attention has chosen (default 0.05)')
+    p.add_argument('--score-cap', type=positive_float, default=0.05, help='--flow capped: max score change per step until the attention has chosen (default 0.05)')
     p.add_argument('--record-every', type=positive_int, default=10, help='history every this many steps (default 10)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.add_argument('--threads', type=positive_int, default=1,
@@ -319,6 +338,7 @@ def _cli_run(args):
     cfg = ProtocolConfig(d=args.d, eta0=args.eta0, seed=args.seed, steps=args.steps, lr=args.lr,
                          final_margin=args.final_margin, record_every=args.record_every, progress=not args.no_progress,
                          stage2=args.stage2, score_cap=args.score_cap, momentum=args.momentum, step_growth=args.step_growth,
+                         flow=args.flow, flow_tol=args.flow_tol,
                          gap_tol=args.gap_tol)
     res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
     S = res.summary()
@@ -326,7 +346,7 @@ def _cli_run(args):
           f"prediction {res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
     print(res.assumption1.summary()); print('max margin: ' + res.mm.summary())
     if S['cos'] is not None:
-        print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps ({S['capped_steps']} score-capped) "
+        print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps ({S['capped_steps']} following the flow, {S['flow']}) "
               f"in {S['time_s']:.1f} s: cos(p, p_mm) = {S['cos']:.8f}, "
               f"1 - cos decreasing to the end: {S['one_minus_cos_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
               f"selection mass {S['selection_mass']:.6f}")
