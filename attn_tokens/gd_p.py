@@ -142,12 +142,19 @@ def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
 
 def excess_loss(u, z, tokens, labels, sel):
     """L(z) - L_sel with L_sel = mean softplus(-y u_sel) (the infimum when sel is the arg-max of y u), exact far below
-    float64's resolution of L: per sequence log1p(sigmoid(-y u_r) expm1(delta)), delta = sum_j sigma_j y (u_r - u_j)."""
+    float64's resolution of L: per sequence log1p(sigmoid(-y u_r) expm1(delta)), delta = sum_j sigma_j y (u_r - u_j);
+    where that product overflows or sigmoid(-y u_r) underflows, in log space: softplus(log sigmoid(-y u_r) + log expm1(delta))."""
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, u.dtype); sel = torch.as_tensor(sel)
     hr = y * u[sel]
     gap = (hr[:, None] - y[:, None] * u[t.clamp(min=0)]).masked_fill(~m, 0.)
     w = torch.softmax(z[t.clamp(min=0)].masked_fill(~m, -math.inf), 1)
-    return torch.log1p(torch.sigmoid(-hr) * torch.expm1((w * gap).sum(1))).mean()
+    delta = (w * gap).sum(1)
+    sig = torch.sigmoid(-hr)
+    direct = torch.log1p(sig * torch.expm1(delta))
+    ok = (delta < 700) & (sig >= torch.finfo(u.dtype).tiny)   # expm1 finite and sigmoid a normal number: the direct form is exact
+    if bool(ok.all()): return direct.mean()
+    logs = -torch.nn.functional.softplus(hr) + delta + torch.log(-torch.expm1(-delta))   # log(sigmoid(-h_r) expm1(delta))
+    return torch.where(ok, direct, torch.nn.functional.softplus(logs)).mean()
 
 def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=None, sel=None,
          record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False, score_cap=None, cap_until=0.99,

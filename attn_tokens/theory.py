@@ -109,6 +109,11 @@ class ProtocolResult:
             up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
             return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
                                     f"{up.max():.3g} at step {int(up.argmax())})")
+        if self.history.stop_reason.startswith('gradient underflow'):
+            umax = (self.E1 @ self.v).abs().max().item()
+            return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
+                                  f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
+                                  "arithmetic only: a smaller eta0 keeps it in range")
         if mass <= 0.99 and gap > 0 and gn < 1e-3 * gap:
             return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
                                f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped at a locally optimal direction")
@@ -177,14 +182,15 @@ def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
         raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach {umax:.3g} and saturate the loss; {fix}")
     raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check that sequences hold distinct tokens)")
 
-def _check_stage2_end(p, hist, lr, lr_given=True):
-    "ValueError if stage 2 left float64's range, stopped early (gradient underflow) before selecting, or found no descent with a given lr: lr too large."
+def _check_stage2_end(p, hist, lr, lr_given=True, normalised=True):
+    "ValueError if stage 2 left float64's range, stopped early (gradient underflow after normalised steps) before selecting, or found no descent with a given lr: lr too large."
     stop, fix = hist.stop_reason, f"the normalised-GD step lr = {lr:.3g} is too large: pass a smaller lr (or final_margin, which sets the default lr)"
     if stop.startswith('non-finite') or not (torch.isfinite(p).all() and math.isfinite(hist.loss[-1])):
         why = stop if stop.startswith('non-finite') else f'p or the loss is not finite at step {int(hist.step[-1])}'
         raise ValueError(f"stage 2 failed: {why}; {fix}")
     if stop.startswith('no descent') and lr_given: raise ValueError(f"stage 2 stopped: {stop}; {fix}")
     normal = stop == 'steps' or stop.startswith(('no descent', 'score gap', 'excess loss underflow'))   # ends, not failures
+    normal = normal or (stop.startswith('gradient underflow') and not normalised)   # on the flow's path: float64's range, diagnosed
     if not normal and not hist.sel_mass[-1] > 0.99:
         raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
 
@@ -267,7 +273,8 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
                     max_lr=lr, stop_gap=cfg.final_margin, cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps)
     p, hist = gd_p(E1, v, batch, labels, steps=n_steps, lr=lr, normalized=True, mm=mm, sel=sel,
                    record_every=cfg.record_every, progress=cfg.progress, **mono)
-    _check_stage2_end(p, hist, lr, cfg.lr is not None and 'max_lr' in mono)     # lr only steers the normalised steps
+    _check_stage2_end(p, hist, lr, cfg.lr is not None and 'max_lr' in mono,     # lr only steers the normalised steps
+                      normalised=not (cfg.stage2 == 'monotone' and cfg.flow == 'exponential'))
     L_inf = torch.nn.functional.softplus(-core.signed_labels(labels, u1.dtype) * u1[sel]).mean().item()
     reached = reached_selection(E1, v, p, t, labels, V, sel, mm, cfg.gap_tol)
     return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
