@@ -270,6 +270,10 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] < 1e-2)
     pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5      # the signature of the v-instability: one class selects, the other not
     pt['outcome'] = 'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
+    pt['stop'] = res.history.stop_reason[:160]                            # e.g. a gradient underflow: float64's range
+    R = S['reached']                                                      # the selection the flow made, read from p
+    pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible', 'cos')} | {
+        'statement1': R['statement1']['holds'], 'statement2': R['statement2']['holds']}
     if res.mm.feasible: pt['N_v'], pt['kappa_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)
     return pt
 
