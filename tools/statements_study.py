@@ -9,7 +9,7 @@ from attn_tokens.gd_p import gd_p
 from attn_tokens.max_margin import selection, constraint_pairs, max_margin, max_margin_sets
 
 def tied_run(n, d, seed, steps=3000):
-    "Tied groups {0,1},{2,3},... of relevant tokens, scores tied exactly after stage 1; default stage-2 schedule from p = 0."
+    "Tied groups {0,1},{2,3},... of relevant tokens, scores tied exactly after stage 1; the score-capped stage-2 schedule from p = 0."
     data = make_multi_relevant(n=n, n_relevant=8, n_irrelevant=30, T=8, k=2, tied=True, seed=2000 + seed)
     res = run_protocol(data.tokens, data.labels, V=data.V, d=d, seed=seed, steps=1, cap_steps=0)
     E = tie_scores(res.E1, res.v, [[0, 1], [2, 3], [4, 5], [6, 7]]); u = E @ res.v
@@ -56,5 +56,6 @@ if __name__ == '__main__':
                 data="make_multi_relevant(n=400, n_relevant=6, n_irrelevant=30, T=8, k=(1, 3), freq=F, seed=3000 + s); "
                      "tied: make_multi_relevant(n=400, n_relevant=8, n_irrelevant=30, T=8, k=2, tied=True, seed=2000 + s), "
                      "E(1) rows of each group shifted along v to tie E_s^T v exactly",
-                run="run_protocol defaults (d=64, init seed s); tied: the default stage-2 schedule from p = 0 on the tied E")
+                run=("run_protocol defaults (d=64, init seed s; stage 2 the flow integrator); tied: gd_p with the score-capped "
+                     "schedule (score_cap 0.05, momentum 0.9, step_growth 2, stop at score gap 300) from p = 0 on the tied E"))
     json.dump(dict(meta=meta, rows=rows, tied=tied), open(out, 'w'), indent=1)
