@@ -198,6 +198,37 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
         total += loss.detach()
     return total, E_.grad, p_.grad, v_.grad
 
+# %% ../nbs/00_core.ipynb #ca15db95
+_POOL_LOCK = threading.Lock()
+_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
+
+class _Pool:
+    "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
+    def __init__(self, size=2, slack=1.): self.size, self.slack, self.held = size, slack, []
+    def __getstate__(self): return {'size': self.size, 'slack': self.slack, 'held': []}   # copies and pickles start empty
+    def __deepcopy__(self, memo): return _Pool(self.size, self.slack)
+
+    def empty(self, shape, dtype, device='cpu'):
+        "An uninitialised contiguous tensor: a held buffer nobody uses (of nbytes to slack x nbytes), else a fresh one."
+        shape, device = torch.Size(shape), torch.device(device)
+        nbytes = shape.numel() * dtype.itemsize
+        fits = lambda s: s.device == device and nbytes <= s.nbytes() <= self.slack * nbytes
+        with _POOL_LOCK:
+            free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
+            self.held = [s for s in self.held if fits(s) or not free(s)]
+            for s in self.held:
+                if fits(s) and free(s): return torch.empty(0, dtype=dtype, device=device).set_(s, 0, shape)
+            t = torch.empty(shape, dtype=dtype, device=device)
+            if len(self.held) < self.size: self.held.append(t.untyped_storage())
+            return t
+
+    def get(self, like):
+        "An uninitialised contiguous tensor with the shape, dtype and device of `like` (see `empty`)."
+        return self.empty(like.shape, like.dtype, like.device)
+
+_GRAD_POOL = _Pool()
+_ROWS_POOL = _Pool(size=4, slack=1.25)     # a prepared batch's ids and counts, and its log-counts in a step's dtype
+
 # %% ../nbs/00_core.ipynb #fce62670
 @dataclass
 class _Block:
@@ -225,7 +256,8 @@ class TokenBatch:
         if self.counts is None: return None
         if dtype not in self._logc:
             table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64, device=self.counts.device).log().to(dtype)
-            self._logc[dtype] = table.index_select(0, self.counts)      # table[0] = -inf is never read: counts >= 1
+            out = _ROWS_POOL.empty(self.counts.shape, dtype, self.counts.device)
+            self._logc[dtype] = torch.index_select(table, 0, self.counts, out=out)   # table[0] = -inf is never read: counts >= 1
         return self._logc[dtype]
 
     @property
@@ -263,7 +295,7 @@ def _kernel_rows(tokens, V):
     "The compressed rows made by the kernel, for a valid int64 CPU tensor when the kernel is loaded; None where it does not apply; invalid tokens refused by check_tokens."
     if not (torch.is_tensor(tokens) and tokens.dtype == torch.int64 and tokens.ndim == 2 and tokens.device.type == 'cpu'
             and tokens.numel() > 0 and kernel.available()): return None
-    rows = kernel.prepare_rows(tokens.contiguous())
+    rows = kernel.prepare_rows(tokens.contiguous(), alloc=lambda m: _ROWS_POOL.empty((m,), torch.int32))
     if rows['min'] < -1 or rows['max'] >= min(MAX_V, V if V is not None else MAX_V) or rows['first_empty'] is not None:
         check_tokens(tokens, V)                                        # names the problem
         raise RuntimeError(f"attn_tokens: the kernel found invalid tokens that check_tokens accepted: {rows['min']}, {rows['max']}, {rows['first_empty']}")
@@ -426,31 +458,6 @@ def labels_from_logits(f):
     "Predicted labels (int64) from logits: 1{f > 0} for (n,) binary logits, the arg-max for (n, K)."
     return (f > 0).long() if f.ndim == 1 else f.argmax(1)
 
-# %% ../nbs/00_core.ipynb #ca15db95
-_POOL_LOCK = threading.Lock()
-_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
-
-class _Pool:
-    "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
-    def __init__(self, size=2): self.size, self.held = size, []
-    def __getstate__(self): return {'size': self.size, 'held': []}           # copies and pickles start empty
-    def __deepcopy__(self, memo): return _Pool(self.size)
-
-    def get(self, like):
-        "An uninitialised contiguous tensor with the shape, dtype and device of `like`: a held buffer nobody uses, else a fresh one."
-        nbytes = like.numel() * like.element_size()
-        with _POOL_LOCK:
-            free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
-            self.held = [s for s in self.held if s.device == like.device and s.nbytes() == nbytes or not free(s)]
-            for s in self.held:
-                if s.device == like.device and s.nbytes() == nbytes and free(s):
-                    return like.new_empty(0).set_(s, 0, like.shape)
-            t = torch.empty(like.shape, dtype=like.dtype, device=like.device)
-            if len(self.held) < self.size: self.held.append(t.untyped_storage())
-            return t
-
-_GRAD_POOL = _Pool()
-
 # %% ../nbs/00_core.ipynb #eeb0a43f
 def _head(p, v):
     "The (K', d) matrix whose rows are the head vector(s) v and then p."
@@ -502,7 +509,7 @@ def attention(E, p, tokens):
 def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     "Mean loss and its gradients (loss, dE, dp, dv), using the rank-2 structure of dE."
     V, d, K = _check_params(E, p, v)
-    if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see below)
+    if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see above)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
     tb = _as_batch(tokens, labels, V, K)
@@ -631,7 +638,7 @@ class OneLayerAttention(nn.Module):
         E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
         self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
-        self._grads = _Pool()  # dE buffers reused across steps (see "Gradient buffers that are reused")
+        self._grads = _Pool()  # dE buffers reused across steps (see "Buffers that are reused")
         if head == 'mlp':     # W ~ N(0, 2/d), drawn from the same generator after (E, p, v); b = 0
             self.W = nn.Parameter(torch.randn(d, d, generator=g, dtype=dtype) * math.sqrt(2 / d))
             self.b = nn.Parameter(torch.zeros(d, dtype=dtype))

@@ -749,8 +749,8 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
     return loss, gu, gz
 
 # %% ../nbs/00a_kernel.ipynb #a060ca27
-def prepare_rows(tokens):
-    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), counts (int32; None if every count is 1), lengths and the extremes of `tokens`."
+def prepare_rows(tokens, alloc=None):
+    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), counts (int32; None if every count is 1), lengths and the extremes of `tokens`; `alloc(m)` makes the int32 outputs (default torch.empty)."
     _check('tokens', tokens, torch.int64)
     if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1: _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
     n, T = tokens.shape; nt = torch.get_num_threads()
@@ -761,7 +761,8 @@ def prepare_rows(tokens):
     ids = counts = None
     try:
         lo, hi, empty, distinct, valid = stats.tolist()
-        ids = torch.empty(distinct, dtype=torch.int32)
-        if distinct < valid: counts = torch.empty(distinct, dtype=torch.int32)        # some id repeats
+        alloc = alloc or (lambda m: torch.empty(m, dtype=torch.int32))
+        ids = alloc(distinct)
+        if distinct < valid: counts = alloc(distinct)                                   # some id repeats
     finally: lib.prepare_take(ctx, _p(ids), _p(counts), nt)
     return dict(offsets=offsets, ids=ids, counts=counts, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
