@@ -227,7 +227,7 @@ class _Pool:
         return self.empty(like.shape, like.dtype, like.device)
 
 _GRAD_POOL = _Pool()
-_ROWS_POOL = _Pool(size=4, slack=1.25)     # a prepared batch's ids and counts, and its log-counts in a step's dtype
+_ROWS_POOL = _Pool(size=6, slack=1.25)     # ids, counts and log-counts (in a step's dtype) of two prepared batches
 
 # %% ../nbs/00_core.ipynb #fce62670
 @dataclass
