@@ -167,7 +167,7 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
     is -grad/|grad| + momentum x the last direction (heavy ball), reset to -grad/|grad| after a step halved below the last accepted one.
     max_lr: the trial step never exceeds it; stop_gap: stop once every sequence's top token leads the next by this score gap
     (keep it below ~700, where float64's softmax weights underflow).
-    flow_tol (needs monotone=True): in that phase, exponential-Euler steps of the flow (`_exp_euler`, Jacobian `p_hessian`) with
+    flow_tol (needs monotone=True): in that phase, exponential-Euler steps of the flow (Jacobian `p_hessian`) with
     local error <= flow_tol x max(1, smallest top-token gap) in every score, each also capped at score_cap if given, instead of
     capped GD; cap_until=math.inf: the flow to the end (then steps=0: no normalised steps; cap_steps is the budget)."""
     steps, record_every, lr = check_int('steps', steps, 0), check_int('record_every', record_every, 1), check_positive('lr', lr)
