@@ -362,8 +362,12 @@ def _block_logits(u, z, b):
     return (ua + df).reshape(len(w), *u.shape[1:]), w, S, delta, df
 
 # %% ../nbs/00_core.ipynb #16ed8915
-def _as_batch(tokens, labels, V, K):
-    "A `TokenBatch` for `tokens`, checking labels against the model's classes."
+def _as_batch(tokens, labels, V, K, device=None):
+    "A `TokenBatch` for `tokens`, checking labels against the model's classes and that the tokens are on the parameters' `device`."
+    where = tokens.ids.device if isinstance(tokens, TokenBatch) else tokens.device if torch.is_tensor(tokens) else torch.device('cpu')
+    if device is not None and where != device:
+        _err(f"the tokens are on {where} but the parameters on {device}; pass tokens on {device} (tokens.to('{device}'), or "
+             f"torch.as_tensor(tokens, device='{device}')) and prepare a TokenBatch from them")
     if isinstance(tokens, TokenBatch):
         if tokens.V is not None and V is not None and tokens.V > V: _err(f"batch was built for V = {tokens.V} but the model has V = {V} tokens")
         if V is not None and tokens.max_id >= V: _err(f"batch has token id {tokens.max_id} but the model has V = {V} tokens; token ids must be < V")
@@ -390,14 +394,14 @@ def _rows(tb, u, z):
 
 def uz_forward(u, z, tokens, backend='auto'):
     "Logits f(X) = sum_t softmax(z_X)_t u_{x_t} for a batch; u is (V,) or (V, K), z is (V,)."
-    tb = _as_batch(tokens, None, len(z), None)
+    tb = _as_batch(tokens, None, len(z), None, device=z.device)
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_forward(u, z, tb, on_kernel)
 
 def uz_loss_and_grads(u, z, tokens, labels, backend='auto'):
     "Mean loss and its gradients (gu, gz) with respect to u = E v and z = E p."
-    tb = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1])
+    tb = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1], device=z.device)
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_loss(u, z, tb, labels, on_kernel)
@@ -489,7 +493,7 @@ def _params(E, p, v, backend):
 def forward(E, p, v, tokens, backend='auto'):
     "Logits of the model: (n,) for a binary head v of shape (d,), (n, K) for v of shape (K, d)."
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, None, V, K)
+    tb = _as_batch(tokens, None, V, K, device=E.device)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     return _token_forward(u, z, tb, on_kernel)
@@ -512,7 +516,7 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see above)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
-    tb = _as_batch(tokens, labels, V, K)
+    tb = _as_batch(tokens, labels, V, K, device=E.device)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
@@ -597,7 +601,7 @@ def attention_pool(E, p, tokens):
     if p.shape != (E.shape[1],): _err(f"p must have shape ({E.shape[1]},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
     if E.dtype != p.dtype or not E.is_floating_point(): _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with .double() or .float()")
     if E.device != p.device: _err(f"E and p must be on one device, got {E.device}, {p.device}")
-    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None))
+    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None, device=E.device))
 
 # %% ../nbs/00_core.ipynb #e136a56d
 class OneLayerLoss(torch.autograd.Function):
@@ -645,7 +649,7 @@ class OneLayerAttention(nn.Module):
 
     def prepare(self, tokens, labels=None):
         "A `TokenBatch` of `tokens` for this model: prepare once, reuse in every step."
-        return _as_batch(tokens, labels, self.V, self.n_classes)
+        return _as_batch(tokens, labels, self.V, self.n_classes, device=self.E.device)
 
     def _readout(self, h):
         v = self.v
@@ -677,7 +681,7 @@ class OneLayerAttention(nn.Module):
 def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):
     "Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, labels, V, K)
+    tb = _as_batch(tokens, labels, V, K, device=E.device)
     on_kernel = _use_kernel(backend, E)
     rows = tb.__dict__.get('_rows')
     if rows is None: rows = tb._rows = torch.bincount(tb.ids.long(), minlength=V).nonzero()[:, 0]   # sorted, distinct
@@ -712,7 +716,7 @@ def gd_step(E, p, v, tokens, labels, lr, weight_decay=0., backend='auto'):
     try: wd = math.nan if isinstance(weight_decay, (str, bytes, bool)) else float(weight_decay)
     except (TypeError, ValueError, RuntimeError): wd = math.nan
     if not (math.isfinite(wd) and wd >= 0): _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
-    tb = _as_batch(tokens, labels, V, K)
+    tb = _as_batch(tokens, labels, V, K, device=E.device)
     with torch.no_grad():
         Ew, H, on_kernel = _params(E, p, v, backend)         # H = [v; p] is a copy: the old head
         u, z = _uz(Ew, H, on_kernel)                         # refuses non-finite parameters before any change
