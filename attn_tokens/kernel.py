@@ -143,87 +143,23 @@ template<class T> static inline void store_stream(T *dst, const T *src, int64_t 
     for (; j < n; j++) dst[j] = src[j];
 }
 
-// R rows of a binary head (k1 = 2): out_r = g0_r h0 + g1_r h1 streamed out, a0 += sum_r g0_r e_r, a1 += sum_r g1_r e_r.
-// Each column chunk of h0, h1, a0, a1 is loaded once for R rows. False (nothing done) where it does not apply.
-template<class T, int R> static inline bool rank_rows2(const T *e, const T *g, const T *h0, const T *h1, T *o,
-                                                       T *a0, T *a1, int64_t d) {
+// R rows of a binary head (k1 = 2): a0 += sum_r g0_r e_r, a1 += sum_r g1_r e_r (the rows as read), and with
+// (G H)_r = g0_r h0 + g1_r h1 either out_r = (G H)_r streamed out (GD false) or e_r <- c e_r - lr (G H)_r in place
+// (GD true). Each column chunk of h0, h1, a0, a1 is loaded once for R rows. False (nothing done) where it does not apply.
+template<class T, int R, bool GD> static inline bool rows2(T *e, const T *g, const T *h0, const T *h1, T *o, T *a0, T *a1,
+                                                          int64_t d, T lr, T c) {
 #ifdef VEC_BYTES
     using X = Vec<T>; using VT = typename X::V;
-    if (d % X::w || !aligned(o)) return false;
-    VT G0[R], G1[R];
-    for (int r = 0; r < R; r++) { G0[r] = X::set1(g[2 * r]); G1[r] = X::set1(g[2 * r + 1]); }
-    for (int64_t j = 0; j < d; j += X::w) {
-        VT H0 = X::load(h0 + j), H1 = X::load(h1 + j), A0 = X::load(a0 + j), A1 = X::load(a1 + j);
-        for (int r = 0; r < R; r++) {
-            VT x = X::load(e + r * d + j);
-            X::stream(o + r * d + j, X::fmadd(G1[r], H1, X::mul(G0[r], H0)));
-            A0 = X::fmadd(G0[r], x, A0); A1 = X::fmadd(G1[r], x, A1);
-        }
-        X::store(a0 + j, A0); X::store(a1 + j, A1);
-    }
-    return true;
-#else
-    return false;
-#endif
-}
-
-template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *DH, int64_t V, int64_t d,
-                                 int64_t k1, int nt) {
-    nt = n_threads(nt);
-    std::vector<T> part((size_t)nt * k1 * d, T(0));
-    constexpr int64_t CH = 512;
-    constexpr int R = 4;
-    #pragma omp parallel num_threads(nt)
-    {
-        int t = thread_id();
-        T *acc = part.data() + (size_t)t * k1 * d, tmp[CH];
-        const int64_t s1 = V * (t + 1) / nt;
-        for (int64_t s = V * t / nt; s < s1; s++) {
-            const T *e = E + s * d, *g = G + s * k1;
-            if (k1 == 2 && s + R <= s1 && rank_rows2<T, R>(e, g, H, H + d, out + s * d, acc, acc + d, d)) {
-                s += R - 1; continue;
-            }
-            for (int64_t j0 = 0; j0 < d; j0 += CH) {               // any head: one row, in chunks
-                int64_t m = d - j0 < CH ? d - j0 : CH;
-                for (int64_t j = 0; j < m; j++) tmp[j] = 0;
-                for (int64_t k = 0; k < k1; k++) {
-                    T gk = g[k]; const T *h = H + k * d + j0, *ej = e + j0; T *a = acc + k * d + j0;
-                    #pragma omp simd
-                    for (int64_t j = 0; j < m; j++) { tmp[j] += gk * h[j]; a[j] += gk * ej[j]; }
-                }
-                store_stream(out + s * d + j0, tmp, m);
-            }
-        }
-#ifdef VEC_BYTES
-        _mm_sfence();                                              // streaming stores are visible after this
-#endif
-    }
-    for (int64_t i = 0; i < k1 * d; i++) {
-        T a = 0;
-        for (int t = 0; t < nt; t++) a += part[(size_t)t * k1 * d + i];
-        DH[i] = a;
-    }
-}
-'''
-
-# %% ../nbs/00a_kernel.ipynb #89c9c5ea
-_GD_PASS = r'''
-// R rows of a binary head (k1 = 2) in place: a0 += sum_r g0_r e_r, a1 += sum_r g1_r e_r (old rows), then
-// e_r <- c e_r - lr (g0_r h0 + g1_r h1). False (nothing done) where it does not apply.
-template<class T, int R> static inline bool gd_rows2(T *e, const T *g, const T *h0, const T *h1, T *a0, T *a1,
-                                                     int64_t d, T lr, T c) {
-#ifdef VEC_BYTES
-    using X = Vec<T>; using VT = typename X::V;
-    if (d % X::w) return false;
+    if (d % X::w || (!GD && !aligned(o))) return false;
     VT G0[R], G1[R], NL = X::set1(-lr), C = X::set1(c);
     for (int r = 0; r < R; r++) { G0[r] = X::set1(g[2 * r]); G1[r] = X::set1(g[2 * r + 1]); }
     for (int64_t j = 0; j < d; j += X::w) {
         VT H0 = X::load(h0 + j), H1 = X::load(h1 + j), A0 = X::load(a0 + j), A1 = X::load(a1 + j);
         for (int r = 0; r < R; r++) {
-            VT x = X::load(e + r * d + j);
+            VT x = X::load(e + r * d + j), gh = X::fmadd(G1[r], H1, X::mul(G0[r], H0));
             A0 = X::fmadd(G0[r], x, A0); A1 = X::fmadd(G1[r], x, A1);
-            VT step = X::fmadd(G1[r], H1, X::mul(G0[r], H0));            // (G H)_r, as rank_pass writes it
-            X::store(e + r * d + j, X::fmadd(NL, step, X::mul(C, x)));
+            if (GD) X::store(e + r * d + j, X::fmadd(NL, gh, X::mul(C, x)));
+            else X::stream(o + r * d + j, gh);
         }
         X::store(a0 + j, A0); X::store(a1 + j, A1);
     }
@@ -233,9 +169,10 @@ template<class T, int R> static inline bool gd_rows2(T *e, const T *g, const T *
 #endif
 }
 
-// E <- c E - lr G H in place, DH = G^T E of the E before the update; one read and one write of E.
-template<class T> void gd_pass(T *E, const T *G, const T *H, T *DH, int64_t V, int64_t d, int64_t k1, T lr, T c,
-                               int nt) {
+// The pass over E behind rank_pass (GD false: out = G H) and gd_pass (GD true: E <- c E - lr G H in place, out unused);
+// both add DH = G^T E of the rows as read, so gd_pass's DH is the gradient at the E before the update.
+template<class T, bool GD> static void row_pass(T *E, const T *G, const T *H, T *out, T *DH, int64_t V, int64_t d, int64_t k1,
+                                                T lr, T c, int nt) {
     nt = n_threads(nt);
     std::vector<T> part((size_t)nt * k1 * d, T(0));
     constexpr int64_t CH = 512;
@@ -247,7 +184,9 @@ template<class T> void gd_pass(T *E, const T *G, const T *H, T *DH, int64_t V, i
         const int64_t s1 = V * (t + 1) / nt;
         for (int64_t s = V * t / nt; s < s1; s++) {
             T *e = E + s * d; const T *g = G + s * k1;
-            if (k1 == 2 && s + R <= s1 && gd_rows2<T, R>(e, g, H, H + d, acc, acc + d, d, lr, c)) { s += R - 1; continue; }
+            if (k1 == 2 && s + R <= s1 && rows2<T, R, GD>(e, g, H, H + d, GD ? nullptr : out + s * d, acc, acc + d, d, lr, c)) {
+                s += R - 1; continue;
+            }
             for (int64_t j0 = 0; j0 < d; j0 += CH) {               // any head: one row, in chunks
                 int64_t m = d - j0 < CH ? d - j0 : CH;
                 T *ej = e + j0;
@@ -257,16 +196,34 @@ template<class T> void gd_pass(T *E, const T *G, const T *H, T *DH, int64_t V, i
                     #pragma omp simd
                     for (int64_t j = 0; j < m; j++) { tmp[j] += gk * h[j]; a[j] += gk * ej[j]; }
                 }
-                #pragma omp simd
-                for (int64_t j = 0; j < m; j++) ej[j] = c * ej[j] - lr * tmp[j];
+                if (GD) {
+                    #pragma omp simd
+                    for (int64_t j = 0; j < m; j++) ej[j] = c * ej[j] - lr * tmp[j];
+                } else store_stream(out + s * d + j0, tmp, m);
             }
         }
+#ifdef VEC_BYTES
+        if (!GD) _mm_sfence();                                     // streaming stores are visible after this
+#endif
     }
     for (int64_t i = 0; i < k1 * d; i++) {
         T a = 0;
         for (int t = 0; t < nt; t++) a += part[(size_t)t * k1 * d + i];
         DH[i] = a;
     }
+}
+
+// out = G H streamed out, DH = G^T E; E is only read.
+template<class T> void rank_pass(const T *E, const T *G, const T *H, T *out, T *DH, int64_t V, int64_t d, int64_t k1, int nt) {
+    row_pass<T, false>(const_cast<T *>(E), G, H, out, DH, V, d, k1, T(0), T(1), nt);
+}
+'''
+
+# %% ../nbs/00a_kernel.ipynb #89c9c5ea
+_GD_PASS = r'''
+// E <- c E - lr G H in place, DH = G^T E of the E before the update; one read and one write of E (row_pass above).
+template<class T> void gd_pass(T *E, const T *G, const T *H, T *DH, int64_t V, int64_t d, int64_t k1, T lr, T c, int nt) {
+    row_pass<T, true>(E, G, H, nullptr, DH, V, d, k1, lr, c, nt);
 }
 '''
 
