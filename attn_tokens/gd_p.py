@@ -92,6 +92,12 @@ def _psi(x):
     "(x - 1 + e^-x) / x^2 elementwise, 1/2 at 0 (series below 1e-3)."
     return torch.where(x.abs() < 1e-3, 0.5 - x / 6 + x * x / 24, (x + torch.expm1(-x)) / torch.where(x == 0, 1., x) ** 2)
 
+def _sufficient(lq, f0, dec):
+    """Armijo's test lq <= f0 + dec (dec = c x the step's first-order change, < 0) on a finite lq; where |dec| is below float64's
+    resolution of f0 (deep in the tail) "not larger up to rounding" is all that can be checked."""
+    flat = -dec <= 4e-16 * abs(f0)
+    return math.isfinite(lq) and (lq <= f0 + dec or (flat and lq <= f0 + 4e-16 * abs(f0)))
+
 def _exp_euler(f, H, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
     """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g, Hessian H) with local error
     <= tol in every score and the Armijo condition on f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err,
@@ -105,8 +111,7 @@ def _exp_euler(f, H, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
         q = p + dp; lq, (loss_q, g_q) = f(q); lq = float(lq)
         err = (E @ (Q @ (h * _psi(x) * (Q.T @ (g_q - g - H @ dp))))).abs().max().item()
         slope = (g @ dp).item()
-        flat = c * -slope <= 4e-16 * abs(ex)          # below float64's resolution of the excess: "not larger up to rounding"
-        ok = math.isfinite(lq) and (lq <= ex + c * slope or (flat and lq <= ex + 4e-16 * abs(ex)))
+        ok = _sufficient(lq, ex, c * slope)
         fac = 0.9 * math.sqrt(tol / err) if err > 0 else math.inf
         if ok and err <= tol: return q, lq, (loss_q, g_q), h * min(5., max(1., fac)), n_err, n_arm
         if not ok: n_arm += 1; h *= 0.5 if err <= tol else max(0.1, min(0.5, fac))
@@ -134,9 +139,7 @@ def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
     slope = (g @ d).item()
     for k in range(max_halvings + 1):
         q = p + eta * d; lq, gq = f(q); lq = float(lq)
-        # below float64's resolution of the loss (deep in the tail) "not larger up to rounding" is all that can be checked
-        flat = c * eta * -slope <= 4e-16 * abs(loss)
-        if math.isfinite(lq) and (lq <= loss + c * eta * slope or (flat and lq <= loss + 4e-16 * abs(loss))): return q, lq, gq, eta, k
+        if _sufficient(lq, loss, c * eta * slope): return q, lq, gq, eta, k
         eta /= 2
     return None
 
@@ -208,7 +211,8 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         hist.step_loss.append(float(loss))
         if monotone: hist.step_excess.append(ex)
         gmax = g.abs().max()                      # scale first: squares of 1e-160 underflow in g.norm()
-        capping = capping and hist.n_capped < cap_steps and _max_weight(E @ p, batch.tokens) < cap_until
+        z = E @ p                                     # the scores at p, for this step's tests
+        capping = capping and hist.n_capped < cap_steps and _max_weight(z, batch.tokens) < cap_until
         done = n_free >= steps and not capping
         if step % record_every == 0 or done: record(step, loss, g)
         if keep_p_every and (step % keep_p_every == 0 or done): hist.ps[step] = p.clone()
@@ -216,7 +220,7 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         if not (torch.isfinite(gmax) and math.isfinite(loss)):
             hist.stop_reason = f'non-finite loss or gradient at step {step} (loss {float(loss):.3g}, max |grad| = {gmax.item():.3g})'
         elif gmax == 0: hist.stop_reason = f'gradient underflow at step {step} (max |grad| = 0)'
-        elif stop_gap is not None and step > 0 and _min_top_gap(E @ p, batch.tokens) >= stop_gap:
+        elif stop_gap is not None and step > 0 and _min_top_gap(z, batch.tokens) >= stop_gap:
             hist.stop_reason = f'score gap {stop_gap:g} reached at step {step}: every sequence\'s top token leads the next by at least that'
         elif monotone and ex == 0 and step > 0: hist.stop_reason = f'excess loss underflow at step {step} (L - L_inf = 0 in float64: the selection is complete)'
         if hist.stop_reason != 'steps':
@@ -227,7 +231,7 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         if capping and flow_tol is not None:          # the flow's path: exponential Euler with error control, Armijo
             hist.n_capped += 1; step += 1
             if h_flow is None: h_flow = (score_cap or math.sqrt(flow_tol)) / (E @ g).abs().max().item()
-            tol = flow_tol * max(1., _min_top_gap(E @ p, batch.tokens))   # relative to the smallest decided gap (see above)
+            tol = flow_tol * max(1., _min_top_gap(z, batch.tokens))   # relative to the smallest decided gap (see above)
             q, ex_q, lg, h_flow, n_err, n_arm = _exp_euler(obj, p_hessian(E, u, p, batch.tokens, labels), E, p, ex, g, h_flow, tol, score_cap)
             hist.n_rejected += n_err; hist.n_backtracks += n_arm
             if q is None:

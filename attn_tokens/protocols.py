@@ -67,6 +67,14 @@ def _sweep_point(m, tr, te, full, tcfg) -> dict:
     for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p'): out[f'ratio_{k}'] = full[k] / st[k]
     return out
 
+def _finish(fig, path):
+    "Lay out, save (atomically) and close the figure of an experiment; its path."
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    files.save_figure(fig, path)
+    plt.close(fig)
+    return path
+
 def _plot_sweep(rows, star, path):
     "Four panels against eta0: accuracies, raw and scale-free spread ratios, Spearman of E^T v; the sweep as lines, the rule's run (trained longer) as stars."
     import matplotlib.pyplot as plt
@@ -85,10 +93,7 @@ def _plot_sweep(rows, star, path):
         ax.set_xscale('log'); ax.set_xlabel(r'$\eta_0$ (dashed: the rule)'); ax.set_ylabel(ylab)
         if 'raw' in ylab: ax.set_yscale('log')
         ax.legend(fontsize=6)
-    fig.tight_layout()
-    files.save_figure(fig, path)
-    plt.close(fig)
-    return path
+    return _finish(fig, path)
 
 # %% ../nbs/08a_protocols.ipynb #7b8b79d0
 @experiment('one_step_protocol')
@@ -147,10 +152,7 @@ def _plot_frozen(rows, path):
             ax.plot(ds, [r[f'test_{what}_{kind}'] for r in rows], 'o-', color=c, label=kind)
             ax.axhline(ref, color=c, lw=0.7, ls=':', label=f'{kind}, rebuttal')
         ax.set_xscale('log', base=2); ax.set_xlabel('d'); ax.set_ylabel(f'test {"accuracy" if what == "acc" else "loss"}'); ax.legend(fontsize=7)
-    fig.tight_layout()
-    files.save_figure(fig, path)
-    plt.close(fig)
-    return path
+    return _finish(fig, path)
 
 @experiment('frozen_embeddings')
 def frozen_embeddings(cfg: ExpConfig) -> dict:
