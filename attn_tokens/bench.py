@@ -11,7 +11,7 @@ import math, numbers, statistics, time
 from dataclasses import dataclass, asdict, fields
 import torch
 from . import kernel
-from .cli import SEED_MAX, positive_int, seed_int
+from .checks import SEED_MAX, positive_int, seed_int
 from .files import check_output, write_json
 from .core import TokenBatch, OneLayerAttention, attention_pool, gd_step, loss_and_grads, reference_loss_and_grads
 

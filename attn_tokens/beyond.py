@@ -9,7 +9,7 @@ __all__ = ['IMDB_RUNS', 'pair_coefficients', 'FinitePart', 'finite_part', 'rate_
            'phase_recheck']
 
 # %% ../nbs/03d_beyond.ipynb #b15dcd55
-import math, time
+import dataclasses, math, time
 from dataclasses import dataclass
 import numpy as np
 import scipy.optimize, scipy.sparse, scipy.sparse.csgraph
@@ -19,7 +19,7 @@ from .files import check_output, write_json
 from .max_margin import MaxMarginResult, max_margin, token_ids, selection, constraint_pairs, relevant_tokens
 from .one_step import stage1_step, one_step_coef, f0_uniform
 from .eta0 import eta0_exact_threshold
-from .gd_p import gd_p, p_loss_and_grad
+from .gd_p import CAPPED_ARMIJO, gd_p, p_loss_and_grad, stage2
 from .generators import make_multi_relevant
 from .theory import run_protocol
 from . import text
@@ -210,8 +210,9 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
                    rest_summary=mm_rest.summary(), rest_p_mm_norm=mm_rest.p.norm().item() if mm_rest.feasible else None,
                    rest_working_set=int((mm_rest.lam > 0).sum()))
     ts = time.time()
-    p, H = gd_p(E, v, t, labels, steps=steps, lr=0.1, sel=sel, record_every=max(steps // 20, 1), monotone=True, score_cap=0.05,
-                cap_until=0.99, cap_steps=10 * steps if cap_steps is None else cap_steps)
+    cfg = dataclasses.replace(CAPPED_ARMIJO, steps=steps, record_every=max(steps // 20, 1),
+                              cap_steps=10 * steps if cap_steps is None else cap_steps)
+    p, H = stage2(cfg).run(E, v, t, labels, sel=sel)
     mass = sequence_mass(E @ p, t, sel)
     L_inf = torch.nn.functional.softplus(-core.signed_labels(labels) * u[sel]).mean().item()
     out.update(flow_steps=int(H.step[-1]), flow_capped=H.n_capped, flow_monotone=H.monotone(), flow_s=time.time() - ts, loss0=H.step_loss[0],

@@ -94,12 +94,8 @@ def _collective(name, op, t, *args):
 def _local(E, p, v, tokens, labels):
     "(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad one."
     if not (torch.is_tensor(E) and E.ndim == 2): raise ValueError(f"E must be a (V, d) tensor, got {getattr(E, 'shape', type(E))}")
-    V, d = E.shape
-    K = 2 if v.ndim == 1 else v.shape[0]
-    if p.shape != (d,) or v.shape[-1] != d or v.ndim > 2 or (v.ndim == 2 and K < 2):
-        raise ValueError(f"p must be ({d},) and v ({d},) or (K, {d}) with K >= 2 to match E {tuple(E.shape)}, got {tuple(p.shape)}, {tuple(v.shape)}")
-    if not (E.dtype == p.dtype == v.dtype) or E.dtype not in _DTYPES:
-        raise ValueError(f"E, p, v must share one floating dtype, got {E.dtype}, {p.dtype}, {v.dtype}; convert with .double()")
+    V, d, K = core._check_params(E, p, v)                  # shapes, one floating dtype, one device
+    if E.dtype not in _DTYPES: raise ValueError(f"E, p, v have dtype {E.dtype}; the collectives take {_DTYPES}: convert with .double()")
     if isinstance(tokens, core.TokenBatch):                # prepared once (core.TokenBatch.make or a model's prepare)
         core.check_labels(labels, tokens.n, K)
         return [V, d, K, _DTYPES.index(E.dtype), tokens.max_id, tokens.n]
@@ -139,10 +135,6 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     return V, rows, n
 
 # %% ../nbs/11_distributed.ipynb #c3c408aa
-def _head(p, v):
-    "H = [v; p]: the head row(s), then p."
-    return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
-
 def _shard_G(UZ, v, tokens, labels, backend):
     "Flat buffer [n_r G_r, n_r L_r, n_r] of this rank's shard, from the whole [u, z] (V, K'+1)."
     V, k = UZ.shape
@@ -171,7 +163,7 @@ def loss_and_grads(E, p, v, tokens, labels, check=True, backend='auto'):
     "Data-parallel: mean loss over every rank's sequences and its gradients (loss, dE, dp, dv), the same on every rank."
     traffic.clear()
     if check: check_ranks(E, p, v, tokens, labels, 'data')
-    H = _head(p, v)
+    H = core._head(p, v)
     UZ = E @ H.T                                            # [u, z], (V, K'+1), locally
     loss, G = _reduce_G(_shard_G(UZ, v, tokens, labels, backend), len(E))
     dE, DH = G @ H, G.T @ E                                 # the rank update: the same inputs on every rank
@@ -182,7 +174,7 @@ def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
     traffic.clear()
     V, rows, _ = check_ranks(E_rows, p, v, tokens, labels, 'vocab')   # also gives every rank's block
     rank, world = _world()
-    H = _head(p, v)
+    H = core._head(p, v)
     mine = E_rows.new_zeros(max(rows), len(H))             # all_gather needs equal sizes: pad to the largest block
     mine[:len(E_rows)] = E_rows @ H.T
     got = [torch.empty_like(mine) for _ in range(world)]

@@ -10,14 +10,13 @@ import math
 import torch
 from . import core
 from .one_step import one_step_coef
-from .stats import token_stats
-from .max_margin import relevant_tokens, token_ids
+from .tokenset import TokenSet
 
 # %% ../nbs/03a_eta0.ipynb #ed7fc522
 def eta0_threshold(tokens, labels, V, F):
     "Corollary E: eta0 past which the relevant token is the strict arg-max of y E_s(1)^T v (inf if the bound is vacuous)."
-    t = token_ids(tokens); m = t >= 0
-    rel = relevant_tokens(t, labels, V); beta = token_stats(t, labels, V, n_classes=2).avg_freq
+    ts = TokenSet.make(tokens, labels, V); t, m = ts.tokens, ts.mask
+    rel = ts.relevant; beta = ts.stats.avg_freq
     kap = F / 4 + F ** 3 / 48
     relX = rel[t.clamp(min=0)] & m
     br = torch.where(relX, beta[t.clamp(min=0)], 0.).max(1).values
@@ -29,9 +28,9 @@ def eta0_threshold(tokens, labels, V, F):
 # %% ../nbs/03a_eta0.ipynb #b34bd18d
 def eta0_exact_threshold(E0, v, tokens, labels, V):
     "Smallest eta0 making each sequence's relevant token (else its arg-max of y c_s) the strict arg-max of y E_s(1)^T v; inf if none."
-    t = token_ids(tokens); labels = torch.as_tensor(labels); m = t >= 0; y = core.signed_labels(labels, E0.dtype)
-    u0 = E0 @ v; c = one_step_coef(u0, t, labels)
-    rel = relevant_tokens(t, labels, V)
+    ts = TokenSet.make(tokens, labels, V); t, m, labels = ts.tokens, ts.mask, ts.labels; y = ts.y.to(E0.dtype)
+    u0 = E0 @ v; c = one_step_coef(u0, ts, labels)
+    rel = ts.relevant
     relX = rel[t.clamp(min=0)] & m
     r = torch.where(relX, t, V).min(1).values
     tc = t.clamp(min=0)

@@ -12,12 +12,12 @@ import math
 import numpy as np
 import torch
 from . import core
-from .stats import token_stats
+from .tokenset import TokenSet, engine_batch, token_ids
 
 # %% ../nbs/02_one_step.ipynb #0bfc1c46
 def token_weighted_freq(tokens, w, V):
     "Weighted frequency E_hat[w(X) n_s(X)/T_X] for every token s; `w` (n,) or (n,K) -> (V,) or (V,K)."
-    t = core.check_tokens(tokens, V); mask = t >= 0
+    t = token_ids(tokens, V); mask = t >= 0
     w = torch.as_tensor(w)
     w2 = w.reshape(len(w), -1).to(torch.float64)
     T = mask.sum(1, keepdim=True).to(torch.float64)
@@ -28,7 +28,7 @@ def token_weighted_freq(tokens, w, V):
 # %% ../nbs/02_one_step.ipynb #1e630cee
 def f0_uniform(u, tokens):
     "f at p=0 (uniform attention): the mean of u over each sequence's tokens; u (V,) or (V,K)."
-    t = core.check_tokens(tokens, u.shape[0]); mask = t >= 0
+    t = token_ids(tokens, u.shape[0]); mask = t >= 0
     uX = u[t.clamp(min=0)]
     m = mask if u.dim() == 1 else mask[..., None]
     return (uX * m).sum(1) / mask.sum(1).reshape(-1, *([1] * (u.dim() - 1)))
@@ -41,7 +41,7 @@ def one_step_coef(u0, tokens, labels):
 
 def grad_p_at_zero(E, v, tokens, labels):
     "Closed form of the p-gradient at p=0: -E_hat[y g(X)/T_X sum_i (u_{x_i} - f0) E_{x_i}] (binary)."
-    t = core.check_tokens(tokens, E.shape[0]); u = E @ v; y = core.signed_labels(labels, E.dtype)
+    t = token_ids(tokens, E.shape[0]); u = E @ v; y = core.signed_labels(labels, E.dtype)
     f0 = f0_uniform(u, t); g = torch.sigmoid(-y * f0)
     mask = t >= 0; T = mask.sum(1)
     w = (-(y * g / T)[:, None] * (u[t.clamp(min=0)] - f0[:, None])) * mask     # (n,T) weight of E_{x_i}
@@ -52,7 +52,7 @@ def grad_p_at_zero(E, v, tokens, labels):
 def stage1_step(E0, v, tokens, labels, eta0):
     "Stage 1: one full-batch GD step on E from E0 with p=0, by core's engine; returns E1."
     p0 = torch.zeros(E0.shape[1], dtype=E0.dtype, device=E0.device)
-    _, dE, _, _ = core.loss_and_grads(E0, p0, v, tokens, labels)
+    _, dE, _, _ = core.loss_and_grads(E0, p0, v, engine_batch(tokens), labels)
     return E0 - eta0 * dE
 
 def one_step_exact(E0, v, tokens, labels, eta0):
@@ -89,9 +89,9 @@ def one_step_relative_error(E0, E1, v, alpha, eta0):
 # %% ../nbs/02_one_step.ipynb #f2aee555
 def relative_error_vs_d(tokens, labels, V, ds, seeds=range(8), eta0=1.):
     "Mean over seeds of the one-step relative error rho(d) for each d, and the fitted log-log slope."
-    t = core.check_tokens(tokens, V); labels = core.check_labels(labels, len(t), 2)
-    alpha = token_stats(t, labels, V).alpha
-    rho = np.array([np.mean([one_step_relative_error(E0, stage1_step(E0, v, t, labels, eta0), v, alpha, eta0)
+    ts = TokenSet.make(tokens, labels, V); labels = ts.labels
+    alpha = ts.stats.alpha
+    rho = np.array([np.mean([one_step_relative_error(E0, stage1_step(E0, v, ts, labels, eta0), v, alpha, eta0)
                              for E0, _, v in (core.init_params(V, d, seed=s) for s in seeds)]) for d in ds])
     slope = np.polyfit(np.log(ds), np.log(rho), 1)[0]
     return rho, slope

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 import attn_tokens
 from . import files
-from .cli import positive_int, seed_int
+from .checks import positive_int, seed_int
 from .train import CheckpointError, check_ckpt
 from .experiments import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
