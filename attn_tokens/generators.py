@@ -10,8 +10,8 @@ import torch
 from .data import TokenData
 
 # %% auto #0
-__all__ = ['make_assumption1', 'continuum_polarity', 'continuum_importance', 'make_importance_continuum', 'make_multiclass',
-           'make_multi_relevant']
+__all__ = ['make_assumption1', 'make_tilted_irrelevant', 'continuum_polarity', 'continuum_importance',
+           'make_importance_continuum', 'make_multiclass', 'make_multi_relevant']
 
 # %% ../nbs/01d_generators.ipynb #e2d1927f
 def _lengths(rng, m, T, T_max):
@@ -45,6 +45,17 @@ def make_assumption1(n: int = 200, n_relevant: int = 4, n_irrelevant: int = 20, 
     tokens, labels = _grouped(rng, n // 2, [neg, pos], np.arange(R, R + I), T, T_max)   # class 0 = negative, 1 = positive
     vocab = [f'pos{i}' for i in range(R // 2)] + [f'neg{i}' for i in range(R // 2)] + [f'irr{i}' for i in range(I)]
     return TokenData(tokens, labels, vocab, R + I, 2)
+
+# %% ../nbs/01d_generators.ipynb #4834b734
+def make_tilted_irrelevant(n: int = 400, n_relevant: int = 4, n_irrelevant: int = 4, T: int = 2, frac_neg: float = 0.5,
+                           seed: int = 0) -> TokenData:
+    "make_assumption1 plus one irrelevant token (id V) in every positive sequence and a fraction frac_neg of the negative."
+    if not 0 < frac_neg < 1: raise ValueError(f"frac_neg = {frac_neg} must be in (0, 1): the token must occur in both classes")
+    d = make_assumption1(n=n, n_relevant=n_relevant, n_irrelevant=n_irrelevant, T=T, seed=seed)
+    col = torch.full((d.tokens.shape[0], 1), -1, dtype=torch.int64)
+    neg = (d.labels == 0).nonzero()[:, 0]
+    col[d.labels == 1] = d.V; col[neg[:int(len(neg) * frac_neg)]] = d.V
+    return TokenData(torch.cat([d.tokens, col], 1), d.labels, d.vocab + ['tilt'], d.V + 1, 2)
 
 # %% ../nbs/01d_generators.ipynb #3395bb37
 def continuum_polarity(V: int) -> np.ndarray:

@@ -128,7 +128,9 @@ class ProtocolResult:
             time_s_cos_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
             p_norm=float(H['pnorm'][-1]), p_mm_norm=self.p_mm.norm().item() if self.p_mm is not None else None,
             max_margin_feasible=self.mm.feasible,
-            assumption1=dict(holds=a1.holds, n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection),
+            assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
+                             n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
+                             max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
             selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
             d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
             steps=int(H['step'][-1]),
@@ -151,14 +153,16 @@ def _eta0_text(eta, eta_ex):
     far = f", {eta / eta_ex:.3g} x the exact threshold {eta_ex:.4g}" if 0 < eta_ex < math.inf else f", exact threshold {eta_ex:.4g}"
     return f"eta0 = {eta:.3g}{far}"
 
-def _auto_eta0(cfg, eta_ex):
-    "eta0_factor x the exact threshold, or a ValueError saying why it cannot be used."
+def _auto_eta0(cfg, eta_ex, a1_data):
+    "eta0_factor x the exact threshold, or a ValueError saying why it cannot be used (and which hypothesis fails)."
     eta = cfg.eta0_factor * eta_ex
     if math.isfinite(eta) and eta > 0: return eta
     why = ('no stage-1 step makes the selected token the strict arg-max of y E_s^T v in every sequence' if math.isinf(eta_ex)
            else 'the init already makes the selected token the arg-max everywhere' if eta_ex == 0 else 'overflow')
+    hyp = '' if a1_data.data_holds else f"; Assumption 1 fails on these data: {a1_data.reason}"
     raise ValueError(f"eta0 could not be set automatically: {cfg.eta0_factor} x the exact threshold {eta_ex:.4g} is not a "
-                     f"finite step > 0 ({why}); pass eta0 > 0")
+                     f"finite step > 0 ({why}){hyp}; pass eta0 > 0 to run the two stages anyway and see what the flow "
+                     "reaches")
 
 def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
     "ValueError if stage 2 cannot start from p = 0: stage 1 overflowed, or the loss gradient in p at 0 is 0 or not finite."
@@ -250,7 +254,7 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(ts, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, ts, labels, V)
-    eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex)
+    eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex, check_assumption1(ts, labels, V))
     E1 = stage1_step(E0, v, ts, labels, eta); u1 = E1 @ v
     _check_stage2_start(E1, u1, ts, labels, eta, eta_ex)
     st = ts.stats; alpha, beta = st.alpha, st.avg_freq
