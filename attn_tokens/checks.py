@@ -18,7 +18,8 @@ def check_int(name, x, lo, fix='', hi=None) -> int:
     try: i = None if isinstance(x, bool) else operator.index(x)
     except TypeError: i = None
     if i is None or i < lo or (hi is not None and i > hi):
-        raise ValueError(f"{name} = {x!r} is not an integer {f'>= {lo}' if hi is None else f'in [{lo}, {hi}]'}{fix}")
+        rng = f'>= {lo}' if hi is None else f'in [{lo}, {hi}]'
+        raise ValueError(f"{name} = {x!r} is not an integer {rng}{fix}")
     return i
 
 def _float(x):
@@ -29,7 +30,8 @@ def _float(x):
 def check_positive(name, x, fix='') -> float:
     "`x` as a finite float > 0, or a ValueError naming `name`, the value and the fix."
     f = _float(x)
-    if not (math.isfinite(f) and f > 0): raise ValueError(f"{name} = {x!r} is not a finite number > 0{fix}")
+    if not (math.isfinite(f) and f > 0):
+        raise ValueError(f"{name} = {x!r} is not a finite number > 0{fix}")
     return f
 
 def check_fraction(name, x, fix='') -> float:
@@ -54,7 +56,8 @@ def arg_type(kind, lo=None, hi=None, lo_open=False, name=None):
     if hi is not None: rng = (rng + ' and ' if rng else '') + f"<= {hi}"
     def parse(text):
         try: x = kind(text)
-        except (TypeError, ValueError): raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
         if kind is float and not math.isfinite(x):
             raise argparse.ArgumentTypeError(f"{text!r} is not finite; give {what} {rng}".rstrip())
         if (lo is not None and (x < lo or (lo_open and x == lo))) or (hi is not None and x > hi):
@@ -72,7 +75,7 @@ finite_float = arg_type(float, name='finite number')
 # %% ../nbs/00b_checks.ipynb #8e5e0e58
 @dataclass(frozen=True)
 class Kind:
-    "How a parameter's values are checked (check(name, value, fix) -> value, or a ValueError) and parsed (`arg`)."
+    "How a parameter's values are checked (check(name, value, fix) -> value, else ValueError) and parsed (`arg`)."
     check: Callable
     arg: Callable | None = None
 
@@ -82,32 +85,34 @@ NONNEG_INT = Kind(lambda name, x, fix='': check_int(name, x, 0, fix), nonneg_int
 SEED = Kind(lambda name, x, fix='': check_int(name, x, 0, fix, SEED_MAX), seed_int)
 FRACTION = Kind(check_fraction, finite_float)
 FACTOR = Kind(check_factor, positive_float)
-FLAG = Kind(lambda name, x, fix='': x if isinstance(x, bool) else _refuse(name, x, 'not True or False', fix))
+FLAG = Kind(lambda name, x, fix='': x if isinstance(x, bool) else _refuse(name, x, 'not a bool', fix))
 
 def _refuse(name, x, what, fix): raise ValueError(f"{name} = {x!r} is {what}{fix}")
 
 def param(default, help, kind=None, choices=None, cli=True):
-    "A dataclass field holding its default, its help text and how it is checked (`kind`, or one of `choices`)."
+    "A dataclass field holding its default, its help text and its check (`kind`, or one of `choices`)."
     return field(default=default, metadata=dict(help=help, kind=kind, choices=choices, cli=cli))
 
 def same_as(cls, name, default=dataclasses.MISSING):
     "A field like `cls`'s field `name` (help, kind, choices), with its own default if given."
     f = {f.name: f for f in dataclasses.fields(cls)}[name]
-    return field(default=f.default if default is dataclasses.MISSING else default, metadata=f.metadata)
+    if default is dataclasses.MISSING: default = f.default
+    return field(default=default, metadata=f.metadata)
 
 # %% ../nbs/00b_checks.ipynb #7165ff9e
 def check_params(obj):
-    "Check each field of the dataclass `obj` by its metadata: a ValueError naming the first bad field, its value and the fix."
+    "Check each field of the dataclass `obj` by its metadata: a ValueError names the first bad one and the fix."
     for f in dataclasses.fields(obj):
         x, md = getattr(obj, f.name), f.metadata
         if 'help' not in md or (x is None and f.default is None): continue
         fix = f"; pass {md['help']} (default {f.default!r})"
         if md['choices'] is not None and x not in md['choices']:
-            raise ValueError(f"{f.name} = {x!r} is not one of {', '.join(map(repr, md['choices']))}{fix}")
+            choices = ', '.join(map(repr, md['choices']))
+            raise ValueError(f"{f.name} = {x!r} is not one of {choices}{fix}")
         if md['kind'] is not None: md['kind'].check(f.name, x, fix)
 
 def add_params(parser, cls, skip=()):
-    "One --flag per field of the dataclass `cls` (dashes for underscores), typed, with its default and help; returns parser."
+    "One --flag per field of the dataclass `cls` (dashes for underscores), with its type, default and help."
     for f in dataclasses.fields(cls):
         md = f.metadata
         if f.name in skip or 'help' not in md or not md['cli']: continue

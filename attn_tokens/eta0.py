@@ -16,17 +16,18 @@ from .tokenset import TokenSet
 def _one_relevant(t, relX):
     "Whether every sequence holds exactly one relevant token id (it may repeat)."
     V = int(t.max()) + 1
-    return bool((torch.where(relX, t, V).min(1).values == torch.where(relX, t, -1).max(1).values).all())
+    first, last = torch.where(relX, t, V).min(1).values, torch.where(relX, t, -1).max(1).values
+    return bool((first == last).all())
 
 def eta0_threshold(tokens, labels, V, F):
-    """Corollary E, with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's relevant token is the
-    strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks exactly one relevant token."""
+    """Corollary E with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's relevant token
+    is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks one relevant token."""
     ts = TokenSet.make(tokens, labels, V); t, m, tc = ts.tokens, ts.mask, ts.ids
-    st = ts.stats; beta, ya = st.avg_freq[tc], ts.y[:, None] * st.alpha[tc]     # (n, T): beta_s, y alpha_s per position
+    st = ts.stats; beta, ya = st.avg_freq[tc], ts.y[:, None] * st.alpha[tc]     # (n, T): beta_s, y alpha_s
     kap = F / 4 + F ** 3 / 48
     relX = ts.relevant[tc] & m
     if not _one_relevant(t, relX): return math.inf
-    br = torch.where(relX, beta, 0.).max(1, keepdim=True).values                   # beta of the relevant token
+    br = torch.where(relX, beta, 0.).max(1, keepdim=True).values             # beta of the relevant token
     den = (br / 2 - (br + beta) * kap - ya / 2).masked_fill(relX | ~m, math.inf).min(1).values
     if (den <= 0).any(): return math.inf
     return float((2 * F / den).max())

@@ -61,6 +61,7 @@ def _a1_reason(c):
                    "arg-max of y E_s(1)^T v")
     return '; '.join(out)
 
+# %% ../nbs/03_max_margin.ipynb #5c1d7e3b
 def relevant_tokens(tokens, labels, V):
     "Boolean (V,): tokens that occur with one label only (completely positive or negative); `TokenSet.relevant`."
     return TokenSet.make(tokens, labels, V).relevant
