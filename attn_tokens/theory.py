@@ -18,7 +18,7 @@ from .checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params,
 from .one_step import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
                                     selection, selection_sets, max_margin_sets, relevant_tokens)
-from .gd_p import CAP_UNTIL, FLOW_TOL, GDHistory, Stage2Config, p_loss_and_grad, stage2
+from .gd_p import SCORE_CAP, GDHistory, Stage2Config, p_loss_and_grad, stage2
 from .tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
 
@@ -50,7 +50,7 @@ class ProtocolConfig:
                       "control, see flow_tol) or 'capped' (GD steps capped at score_cap; slow on stiff data)",
                       choices=('exponential', 'capped'))
     flow_tol: float = _S2('flow_tol')
-    score_cap: float = _S2('score_cap', 0.05)
+    score_cap: float = _S2('score_cap', SCORE_CAP)
     cap_until: float = _S2('cap_until')
     cap_steps: int | None = param(None, "the most capped steps (on top of steps), or None: 10 x steps (flow "
                                   "'exponential': 0)", NONNEG_INT)
