@@ -8,7 +8,7 @@ __all__ = ['MEMORY_ENV', 'NotEnoughMemoryError', 'fmt_bytes', 'parse_bytes', 'av
            'check_seed', 'check_device', 'DeviceChecked']
 
 # %% ../nbs/00d_guards.ipynb #73cf073b
-import hashlib, math, numbers, os, re
+import hashlib, math, numbers, operator, os, re
 from pathlib import Path
 import numpy as np
 import torch
@@ -141,9 +141,12 @@ def check_bool(name, x) -> bool:
     return bool(x)
 
 def check_seed(name, x) -> int:
-    "A seed: an integer in [-2**63, 2**64) (torch takes it modulo 2**64), not a bool or a float."
-    from attn_tokens.core import check_int     # core imports this module (through files): imported when first used
-    return check_int(name, x, -2**63, '; give a whole number, e.g. seed=0', hi=2**64 - 1)
+    "A seed: an integer in [-2**63, 2**64) (torch takes it modulo 2**64), not a bool, a float or a string."
+    try: i = None if isinstance(x, bool) else operator.index(x)
+    except TypeError: i = None
+    if i is None or not -2**63 <= i < 2**64:
+        raise ValueError(f"{name} = {x!r} is not a whole number in [-2**63, 2**64); give an integer, e.g. {name}=0")
+    return i
 
 # %% ../nbs/00d_guards.ipynb #f1facd96
 def check_device(device) -> torch.device:
