@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['SUBCOMMANDS', 'SEED_MAX', 'positive_int', 'nonneg_int', 'seed_int', 'positive_float', 'finite_float', 'make_parser',
-           'main', 'run_cli', 'run_main', 'check_exit']
+           'cpu_count', 'threads_int', 'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/09_cli.ipynb #9e4d2bb6
 import argparse, contextlib, importlib, io, math, os, signal, subprocess, sys, threading
@@ -53,6 +53,18 @@ seed_int = _arg_type(int, 0, SEED_MAX, name='seed')
 positive_float = _arg_type(float, 0, lo_open=True, name='positive number')
 finite_float = _arg_type(float, name='finite number')
 
+def cpu_count() -> int:
+    "The CPUs this process may run on (its affinity mask; else os.cpu_count())."
+    try: return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError): return os.cpu_count() or 1
+
+def threads_int(text) -> int:
+    "An argparse type for --threads: an integer in 1..cpu_count() (more threads than CPUs only slow a run down, and thousands abort OpenMP)."
+    n, hi = positive_int(text), cpu_count()
+    if n > hi: raise argparse.ArgumentTypeError(f"{text!r} is more threads than the {hi} CPUs this process may use; give 1 to {hi}")
+    return n
+threads_int.__name__ = 'thread count'
+
 # %% ../nbs/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
 
@@ -60,6 +72,13 @@ def _on_sigint(signum, frame):
     "Record the interrupt, then raise KeyboardInterrupt as Python's own handler does."
     _interrupted.append(signum)
     raise KeyboardInterrupt
+
+_OOM_FIX = "the run needs more memory than is available; lower its sizes (--d, --n, --V, the data) or free memory"
+
+def _check_env():
+    "The package's environment variables, checked before any work (a bad value is a ValueError naming it and the accepted values)."
+    from attn_tokens import files, guards
+    files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
@@ -69,12 +88,17 @@ def main(argv=None):
     try:                                   # building the parser imports torch: Ctrl-C there counts too
         args = make_parser().parse_args(argv)
         name = f'attn-tokens {args.command}'
+        _check_env()
         return args._run(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr); return 130
+    except MemoryError as e:               # an allocation no estimate foresaw: still one line, with the fix
+        print(f"{name}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}", file=sys.stderr); return 2
     except Exception as e:
         if _interrupted:                   # a Ctrl-C inside an import can surface as another error of the half-imported module
             print(f"{name}: interrupted", file=sys.stderr); return 130
+        if isinstance(e, RuntimeError) and "can't allocate memory" in str(e) and not os.environ.get('ATTN_TOKENS_DEBUG'):
+            print(f"{name}: error: out of memory ({str(e).splitlines()[0][:200]}): {_OOM_FIX}", file=sys.stderr); return 2
         if not isinstance(e, (ValueError, OSError)) or os.environ.get('ATTN_TOKENS_DEBUG'): raise
         print(f"{name}: error: {e}", file=sys.stderr); return 2
     finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 import attn_tokens
 from . import files
-from .cli import positive_int, seed_int
+from .cli import positive_int, seed_int, threads_int
 from .train import CheckpointError
 from .experiments import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
@@ -174,7 +174,7 @@ def cli_parser(p: argparse.ArgumentParser):
     p.add_argument('--out', default='results/reproduce', metavar='DIR', help='output folder (figures, results.json, report.md, ckpt/)')
     p.add_argument('--data-dir', default=None, metavar='DIR', help='local data folder (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
     p.add_argument('--seed', type=seed_int, default=0, help='seed of the data, the initialisation and the training (0 to 2^63-1)')
-    p.add_argument('--threads', type=positive_int, default=2, help='torch threads (default 2)')
+    p.add_argument('--threads', type=threads_int, default=2, help='torch threads (default 2)')
     p.add_argument('--no-ckpt', action='store_true', help='do not write or resume checkpoints')
     p.add_argument('--progress', action='store_true', help='show progress bars')
     p.add_argument('--strict', action='store_true', help='exit 1 if any claim fails')

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from . import core
 from .files import check_output, json_safe, save_npz
-from .cli import SEED_MAX, positive_float, positive_int, seed_int
+from .cli import SEED_MAX, positive_float, positive_int, seed_int, threads_int
 from .one_step import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
 from .stats import token_stats
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
@@ -313,7 +313,7 @@ def cli_parser(p):
     p.add_argument('--score-cap', type=positive_float, default=0.05, help='--flow capped: max score change per step until the attention has chosen (default 0.05)')
     p.add_argument('--record-every', type=positive_int, default=10, help='history every this many steps (default 10)')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
-    p.add_argument('--threads', type=positive_int, default=1,
+    p.add_argument('--threads', type=threads_int, default=1,
                    help='torch CPU threads for this run (default 1: the GD steps are small and latency-bound)')
     return p
 
