@@ -204,6 +204,7 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
     if bad: raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
     if len(tokens) != len(labels): raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
     _check_memory(model, names, tokens, cfg, val)
+    if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
     ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
     if val is None and cfg.val_frac > 0:
         tr, va = _split(len(tokens), cfg)
@@ -232,6 +233,12 @@ def _check_memory(model, names, tokens, cfg, val):
     guards.check_memory(parts, f"training {type(getattr(model, 'module', model)).__name__} on data of shape {shape}",
                         "lower batch_size (mini-batches), d or the vocabulary, train fewer parameters (trainable=...), use optimizer='sgd', "
                         f"or free memory (or raise ${guards.MEMORY_ENV} if you set it)")
+
+def _check_ckpt_path(path):
+    "Before any work: the checkpoint is not a folder, and its folder exists or can be created, and is writable."
+    p = Path(path)
+    if p.exists() and not p.is_file(): raise CheckpointError(f"checkpoint {p} exists and is not a file (a folder?); give a checkpoint file name", p)
+    files.check_output_dir(p.parent, 'checkpoint folder')
 
 def _identity(model, tokens, labels, val) -> dict:
     "What a checkpoint's run must share with this one besides the settings: the data (tokens, labels, validation set) and the initial parameters."
