@@ -10,7 +10,7 @@ __all__ = ['QUICK', 'TARGETS', 'BenchConfig', 'imdb_like_batch', 'median_times',
 import math, numbers, statistics, time
 from dataclasses import dataclass, asdict, fields
 import torch
-from . import kernel
+from . import guards, kernel
 from .checks import SEED_MAX, positive_int, seed_int
 from .files import check_output, write_json
 from .core import TokenBatch, OneLayerAttention, attention_pool, gd_step, loss_and_grads, reference_loss_and_grads
@@ -133,8 +133,15 @@ def pool_bench(cfg, tokens, labels, E, p, v, best, m=200):
                 pool_ref_ms=1e3 * ref, pool_speedup=ref / t['pool'], pool_max_rel_err=err)
 
 # %% ../nbs/07_bench.ipynb #ccf08938
+def _check_memory(cfg: BenchConfig):
+    "Refuse, before allocating, a benchmark whose V x d copies (E, the step buffer, the GD copy, the model, its gradient and Adam's two moments) and batch do not fit."
+    it = torch.empty((), dtype=getattr(torch, cfg.dtype)).element_size()
+    guards.check_memory({'7 copies of V x d': 7 * cfg.V * cfg.d * it, **guards.batch_bytes(cfg.n, cfg.max_len)},
+                        f"the benchmark of n={cfg.n}, V={cfg.V}, d={cfg.d} ({cfg.dtype})", "lower --d, --V or --n (--quick is small)")
+
 def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     "Time the engine (both backends) and the reference on `cfg`; return a dict of figures."
+    _check_memory(cfg)
     tokens, labels, E, p, v = imdb_like_batch(cfg)
     tb = TokenBatch.make(tokens, labels, cfg.V)
     buf = torch.empty_like(E)

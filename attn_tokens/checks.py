@@ -5,10 +5,11 @@
 # %% auto #0
 __all__ = ['SEED_MAX', 'positive_int', 'nonneg_int', 'seed_int', 'positive_float', 'finite_float', 'POSITIVE', 'POSITIVE_INT',
            'NONNEG_INT', 'SEED', 'FRACTION', 'FACTOR', 'FLAG', 'check_int', 'check_positive', 'check_fraction',
-           'check_factor', 'arg_type', 'Kind', 'param', 'same_as', 'check_params', 'add_params', 'from_args']
+           'check_factor', 'arg_type', 'cpu_count', 'threads_int', 'Kind', 'param', 'same_as', 'check_params',
+           'add_params', 'from_args']
 
 # %% ../nbs/00b_checks.ipynb #e1f1d3ea
-import argparse, dataclasses, math, operator
+import argparse, dataclasses, math, operator, os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -71,6 +72,20 @@ nonneg_int = arg_type(int, 0, name='non-negative integer')
 seed_int = arg_type(int, 0, SEED_MAX, name='seed')
 positive_float = arg_type(float, 0, lo_open=True, name='positive number')
 finite_float = arg_type(float, name='finite number')
+
+def cpu_count() -> int:
+    "The CPUs this process may run on (its affinity mask; else os.cpu_count())."
+    try: return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError): return os.cpu_count() or 1
+
+def threads_int(text) -> int:
+    "An argparse type for --threads: an integer in 1..cpu_count() (more threads only slow a run down)."
+    n, hi = positive_int(text), cpu_count()
+    if n > hi:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is more threads than the {hi} CPUs this process may use; give 1 to {hi}")
+    return n
+threads_int.__name__ = 'thread count'
 
 # %% ../nbs/00b_checks.ipynb #8e5e0e58
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ def make_parser():
     return parser
 
 # %% ../nbs/09_cli.ipynb #3e9fad95
-from .checks import SEED_MAX, arg_type, finite_float, nonneg_int, positive_float, positive_int, seed_int
+from .checks import (SEED_MAX, arg_type, cpu_count, finite_float, nonneg_int, positive_float,
+                                  positive_int, seed_int, threads_int)
 
 # %% ../nbs/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
@@ -39,6 +40,13 @@ def _on_sigint(signum, frame):
     _interrupted.append(signum)
     raise KeyboardInterrupt
 
+_OOM_FIX = "the run needs more memory than is available; lower its sizes (--d, --n, --V, the data) or free memory"
+
+def _check_env():
+    "The package's environment variables, checked before any work (a bad value is a ValueError naming it and the accepted values)."
+    from attn_tokens import files, guards
+    files.env_flag(files.KERNEL_ENV); guards.available_memory()
+
 def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     name = 'attn-tokens'
@@ -47,12 +55,17 @@ def main(argv=None):
     try:                                   # building the parser imports torch: Ctrl-C there counts too
         args = make_parser().parse_args(argv)
         name = f'attn-tokens {args.command}'
+        _check_env()
         return args._run(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr); return 130
+    except MemoryError as e:               # an allocation no estimate foresaw: still one line, with the fix
+        print(f"{name}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}", file=sys.stderr); return 2
     except Exception as e:
         if _interrupted:                   # a Ctrl-C inside an import can surface as another error of the half-imported module
             print(f"{name}: interrupted", file=sys.stderr); return 130
+        if isinstance(e, RuntimeError) and "can't allocate memory" in str(e) and not os.environ.get('ATTN_TOKENS_DEBUG'):
+            print(f"{name}: error: out of memory ({str(e).splitlines()[0][:200]}): {_OOM_FIX}", file=sys.stderr); return 2
         if not isinstance(e, (ValueError, OSError)) or os.environ.get('ATTN_TOKENS_DEBUG'): raise
         print(f"{name}: error: {e}", file=sys.stderr); return 2
     finally:

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from . import kernel
+from . import guards, kernel
 from .checks import check_int, check_positive
 
 # %% ../nbs/00_core.ipynb #7bb91a3d
@@ -444,6 +444,7 @@ def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64, generator=None):
     if not (whole(V) and whole(d) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
     if not (whole(n_classes) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
     V, d, n_classes = int(V), int(d), int(n_classes)
+    guards.check_model_memory(V, d, n_classes, dtype)     # before allocating: refused with the numbers and the fix
     if n_classes > 2 and d < n_classes: _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
     g = generator if generator is not None else torch.Generator().manual_seed(int(seed))
     E = torch.randn(V, d, generator=g, dtype=dtype) / math.sqrt(d)
@@ -626,14 +627,15 @@ class _UZLoss(torch.autograd.Function):
     def backward(ctx, go):
         return (*(go * g for g in ctx.saved_tensors), None, None, None)
 
-class OneLayerAttention(nn.Module):
+class OneLayerAttention(guards.DeviceChecked, nn.Module):
     "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
     def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto', sparse=False):
         super().__init__()
         if head not in ('linear', 'mlp'): _err(f"head must be 'linear' or 'mlp', got {head!r}")
         if sparse not in (False, True) or (sparse and head != 'linear'):
             _err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for torch.optim.SparseAdam; linear head only) or False")
-        g = torch.Generator().manual_seed(int(seed) % 2**64)
+        if backend not in BACKENDS: _err(f"backend={backend!r}: use one of {BACKENDS}")
+        g = torch.Generator().manual_seed(guards.check_seed('seed', seed) % 2**64)
         E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
         self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)

@@ -45,7 +45,7 @@ _HUB_OK = {}
 def hub_status(timeout: float = 3.) -> Optional[str]:
     "None if the Hub looks usable, else why not (offline env var, or host not reachable)."
     for k in ('HF_HUB_OFFLINE', 'HF_DATASETS_OFFLINE'):
-        if env_flag(k, default=False): return f"offline ({k}={os.environ[k]})"
+        if env_flag(k, default=False, strict=False): return f"offline ({k}={os.environ[k]})"
     if any(os.environ.get(k) for k in ('HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy')): return None  # cannot probe through a proxy
     host = urlparse(os.environ.get('HF_ENDPOINT', 'https://huggingface.co')).hostname or 'huggingface.co'
     if host not in _HUB_OK:
@@ -64,9 +64,29 @@ def _unavailable(name, data_dir, why, hub_id=None):
         + (f", or go online so that the Hub id {hub_id!r} can be downloaded." if hub_id else "."))
 
 # %% ../nbs/01a_corpora.ipynb #901f5d11
+_COPY_FIX = ("write the copy again with attn_tokens.corpora.write_local_copy(folder, name, split, texts, labels, label_names), "
+             "which stores a text per row, labels as integers 0..K-1 and the class names")
+
+def _read_table(f):
+    "The parquet file `f` of a local copy, checked: a string column 'text' without nulls, an integer column 'label' without nulls."
+    try: tb = pq.read_table(f)
+    except (OSError, pa.ArrowException) as e: raise ValueError(f"{f}: not a readable parquet file ({str(e)[:200]}); {_COPY_FIX}") from None
+    for c in ('text', 'label'):
+        if c not in tb.column_names: raise ValueError(f"{f}: no column {c!r} (found {tb.column_names}); {_COPY_FIX}")
+    t, l = tb.schema.field('text').type, tb.schema.field('label').type
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t)): raise ValueError(f"{f}: column 'text' has type {t}, not strings; {_COPY_FIX}")
+    if not pa.types.is_integer(l):
+        ex = next((x for x in tb.column('label').to_pylist() if x is not None), None)
+        raise ValueError(f"{f}: column 'label' has type {l} (e.g. {ex!r}), not integers 0..K-1; {_COPY_FIX}")
+    for c in ('text', 'label'):
+        if (k := tb.column(c).null_count):
+            first = next(i for i, x in enumerate(tb.column(c).to_pylist()) if x is None)
+            raise ValueError(f"{f}: column {c!r} has {k} missing (null) entries, the first in row {first}; drop those rows or {_COPY_FIX}")
+    return tb
+
 def _read_local(files: dict):
     import datasets
-    return datasets.DatasetDict({s: datasets.Dataset(pq.read_table(f)) for s, f in files.items()})
+    return datasets.DatasetDict({s: datasets.Dataset(_read_table(f)) for s, f in files.items()})
 
 def _from_hub(name, data_dir):
     import datasets
@@ -133,7 +153,7 @@ def corpus_source(name: str, data_dir=None):
         if files is not None and name not in DERIVED:
             out = {}
             for s, f in files.items():
-                tb = pq.read_table(f)
+                tb = _read_table(f)
                 meta = json.loads((tb.schema.metadata or {}).get(b'huggingface', b'{}'))
                 names = meta.get('info', {}).get('features', {}).get('label', {}).get('names')
                 lab = tb.column('label').to_numpy().astype(np.int64)

@@ -10,12 +10,25 @@ from typing import Optional
 import numpy as np
 import torch
 from .core import MAX_V, check_integer, check_labels, check_tokens
-from .files import memory_bytes, load_npz, save_npz
+from .files import load_npz, save_npz
+from . import guards
 
 # %% auto #0
 __all__ = ['TokenData', 'validate_tokens', 'save_tokens', 'load_tokens']
 
 # %% ../nbs/01_data.ipynb #831f4a10
+def _words(vocab, where) -> list:
+    "The vocabulary as a list of str: bytes decoded as UTF-8 (b'cat' -> 'cat', never \"b'cat'\"); anything else refused."
+    out = []
+    for i, s in enumerate(vocab):
+        if isinstance(s, (bytes, np.bytes_)):
+            try: s = bytes(s).decode('utf-8')
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{where}[{i}] = {bytes(s)[:40]!r} is not UTF-8 ({e.reason}); give the vocabulary as str") from None
+        if not isinstance(s, str): raise ValueError(f"{where}[{i}] = {s!r} is a {type(s).__name__}; vocabulary entries must be strings")
+        out.append(str(s))
+    return out
+
 @dataclass
 class TokenData:
     "Token sequences `tokens` (n, T) int64 with -1 padding, `labels` (n,) int64, optional `vocab`, vocabulary size `V`."
@@ -33,7 +46,7 @@ class TokenData:
             check_integer(t, k)
             if t.dtype == torch.bool: raise ValueError(f"TokenData: {k} has dtype torch.bool; it must hold integers (convert with .long()).")
             if t.dtype != torch.int64: setattr(self, k, t.long())
-        if self.vocab is not None: self.vocab = list(self.vocab)
+        if self.vocab is not None: self.vocab = _words(self.vocab, 'TokenData: vocab')
         if self.V is None:
             self.V = len(self.vocab) if self.vocab is not None else int(self.tokens.max()) + 1 if self.tokens.numel() else 0
         if self.idx is not None: self.idx = torch.as_tensor(self.idx)
@@ -82,27 +95,29 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_class
     check_tokens(tokens, None if vocab is not None else V, where=where)
     check_labels(labels, len(tokens), n_classes, where=where)
     hi, lmax = int(tokens.max()), int(labels.max())
+    if len(present := np.unique(labels)) < 2:
+        raise ValueError(f"{w}every label is {int(present[0])}: the data hold one class only ({len(labels)} sequences), so there is "
+                         f"nothing to classify{f' (n_classes={n_classes} is stored, but the other classes never occur)' if n_classes else ''}; "
+                         "give sequences of at least two classes (check the filter or split that produced the file).")
     if vocab is not None and hi >= V:
         raise ValueError(f"{w}token ids out of range: found id {hi} >= len(vocab)={V}; ids must be in [0, {V}) "
                          "(re-encode with this vocabulary, or give the vocabulary that covers every id).")
-    if n_classes is None and len(present := np.unique(labels)) != lmax + 1:
+    if n_classes is None and len(present) != lmax + 1:
         raise ValueError(f"{w}labels must be 0..K-1, e.g. map 1..K to 0..K-1; found {present[:10].tolist()}"
                          f"{' ...' if len(present) > 10 else ''} (if a class is simply absent, give n_classes).")
     _check_sizes(V, n_classes, hi + 1, lmax + 1, vocab is not None, w)
 
 # %% ../nbs/01_data.ipynb #a5729557
 def _check_sizes(V, K, ids_used, labels_used, has_vocab=False, w=''):
-    "Refuse a V (without vocabulary) or n_classes far beyond what the data uses, or too large for this machine's memory."
+    "Refuse a V (without vocabulary) or n_classes far beyond what the data uses, or too large for the available memory."
     for name, x, used, what in (('V', None if has_vocab else V, ids_used, 'largest token id'), ('n_classes', K, labels_used, 'largest label')):
         if x is not None and x > max(2**20, 1000 * used):
             raise ValueError(f"{w}{name}={x} is far beyond what the data uses ({what} + 1 = {used}); a model of it would have "
                              f"{x} rows ({'of E' if name == 'V' else 'of v'}), nearly all unused: store the real {name}, "
                              f"or leave {name} out to use {what} + 1.")
     V, K = V or ids_used, K or labels_used
-    need = 16 * V * ((1 if K <= 2 else K) + 1)
-    if need > memory_bytes():
-        raise ValueError(f"{w}V={V} and n_classes={K} need {need:.3g} bytes for the per-token arrays alone (u = E v, z = E p and their "
-                         f"gradients in float64), more than this machine's memory ({memory_bytes():.3g} bytes); check V and n_classes.")
+    guards.check_memory({'u = E v, z = E p and their gradients (float64)': 16 * V * ((1 if K <= 2 else K) + 1)},
+                        f"{w}a model of V={V} and n_classes={K}", "check V and n_classes (store the real ones, or leave them out)")
 
 def _stored_size(arrays, key, path):
     "The scalar `key` of a token file as a Python int (None if absent): one whole, finite number >= 1."
@@ -138,6 +153,6 @@ def load_tokens(path) -> TokenData:
     V, K = _stored_size(arrays, 'V', path), _stored_size(arrays, 'n_classes', path)
     validate_tokens(arrays['tokens'], arrays['labels'], V, vocab, K, where=str(path))
     tokens = torch.from_numpy(arrays['tokens'].astype(np.int64))
-    vocab = None if vocab is None else [str(s) for s in vocab]
+    vocab = None if vocab is None else _words(vocab, f"{path}: 'vocab'")
     if V is None: V = len(vocab) if vocab is not None else int(tokens.max()) + 1
     return TokenData(tokens, torch.from_numpy(arrays['labels'].astype(np.int64)), vocab, V, K)

@@ -14,7 +14,7 @@ import torch
 from . import core
 from .files import check_output, json_safe, save_npz
 from .checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params, check_int, check_params, from_args,
-                     param, positive_int, same_as)
+                     param, positive_int, same_as, threads_int)
 from .one_step import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
                                     selection, selection_sets, max_margin_sets, relevant_tokens)
@@ -295,7 +295,7 @@ def cli_parser(p):
     p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
     p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
-    p.add_argument('--threads', type=positive_int, default=1,
+    p.add_argument('--threads', type=threads_int, default=1,
                    help='torch CPU threads for this run (default 1: the GD steps are small and latency-bound)')
     return p
 

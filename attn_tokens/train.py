@@ -7,7 +7,7 @@ __all__ = ['OPTIMIZERS', 'CKPT_KEYS', 'TrainConfig', 'TwoLayer', 'make_optimizer
            'CheckpointError', 'save_ckpt', 'check_ckpt', 'load_ckpt']
 
 # %% ../nbs/04_train.ipynb #bbf1aa93
-import math, pickle, re, time, zipfile
+import math, os, pickle, re, time, zipfile
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Callable
@@ -17,7 +17,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 # %% ../nbs/04_train.ipynb #91c1ae50
-from . import core, distributed, files
+from . import core, distributed, files, guards
 
 # %% ../nbs/04_train.ipynb #4e68b9f5
 OPTIMIZERS = ('adam', 'sgd', 'gd')
@@ -44,27 +44,44 @@ class TrainConfig:
     keep_last: bool = False         # also return the last parameters (TrainResult.last) before the best ones are restored
 
     def __post_init__(self):
-        if not (callable(self.optimizer) or self.optimizer in OPTIMIZERS):
-            raise ValueError(f"optimizer={self.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient descent) or a callable params -> torch.optim.Optimizer")
-        if not (math.isfinite(self.lr) and self.lr > 0): raise ValueError(f"lr={self.lr}: the learning rate must be a finite number > 0")
-        if not (math.isfinite(self.weight_decay) and self.weight_decay >= 0): raise ValueError(f"weight_decay={self.weight_decay}: must be a finite number >= 0")
-        if self.steps < 0: raise ValueError(f"steps={self.steps}: must be >= 0")
-        if self.batch_size is not None and self.batch_size < 1: raise ValueError(f"batch_size={self.batch_size}: use None (full batch) or >= 1")
-        if not 0 <= self.val_frac < 1: raise ValueError(f"val_frac={self.val_frac}: must be in [0, 1)")
-        if self.eval_every < 1: raise ValueError(f"eval_every={self.eval_every}: must be >= 1")
-        for k in ('tol', 'grad_tol'):
-            if getattr(self, k) is not None: core.check_positive(k, getattr(self, k), "; use None to train for all `steps`")
+        "Every field checked where it is given: the field, the value and the fix (see `_check_fields`)."
+        _check_fields(self)
         if self.trainable is not None: self.trainable = tuple(self.trainable)
+
+def _check_fields(c):
+    "Refuse a TrainConfig field of the wrong kind or range (bool is not a number, '0.1' is not a number, 2.5 not a count)."
+    if not (callable(c.optimizer) or (isinstance(c.optimizer, str) and c.optimizer in OPTIMIZERS)):
+        raise ValueError(f"optimizer={c.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient descent) or a callable params -> torch.optim.Optimizer")
+    guards.check_number('lr', c.lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
+    core.check_int('steps', c.steps, 0, ': the number of optimizer steps, e.g. steps=200')
+    if c.batch_size is not None: core.check_int('batch_size', c.batch_size, 1, '; use None (full batch) or a number of sequences')
+    b = c.betas
+    if not (isinstance(b, (tuple, list)) and len(b) == 2): raise ValueError(f"betas = {b!r} must be two numbers in [0, 1), e.g. (0.9, 0.999)")
+    for k, x in zip(('betas[0]', 'betas[1]'), b): guards.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
+    guards.check_number('weight_decay', c.weight_decay, 0, fix=' (0: none)')
+    if c.trainable is not None and (isinstance(c.trainable, (str, bytes)) or not all(isinstance(k, str) for k in c.trainable)):
+        raise ValueError(f"trainable = {c.trainable!r} must be a tuple of parameter names, e.g. ('p', 'v'), or None (all)")
+    guards.check_number('val_frac', c.val_frac, 0, 1, hi_open=True, fix=' (0: no validation split)')
+    if c.patience is not None: core.check_int('patience', c.patience, 1, '; or None to never stop early')
+    core.check_int('eval_every', c.eval_every, 1, ': steps between evaluations')
+    guards.check_seed('seed', c.seed)
+    if c.ckpt is not None and (not isinstance(c.ckpt, (str, os.PathLike)) or not os.fspath(c.ckpt)):
+        raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no checkpoints")
+    core.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
+    for k in ('tol', 'grad_tol'):
+        if getattr(c, k) is not None: core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
+    for k in ('progress', 'keep_last'): guards.check_bool(k, getattr(c, k))
 
 # %% ../nbs/04_train.ipynb #b3cebec9
 def _gen(seed): return torch.Generator().manual_seed(int(seed) % 2**64)   # derived seeds (seed * 1_000_003 + ...) may pass 2^64
 
-class TwoLayer(nn.Module):
+class TwoLayer(guards.DeviceChecked, nn.Module):
     "Residual self-attention layer (W1) then the <cls> attention layer (W2 p), as an nn.Module; autograd over (n, T, d)."
     chunk = 256           # sequences per chunk when evaluating without gradients
     def __init__(self, V, d, n_classes=2, seed=0, dtype=torch.float32):
         super().__init__()
-        g = _gen(seed)
+        if isinstance(d, int) and isinstance(V, int): guards.check_model_memory(V, d, n_classes, dtype, dd=2, what='a TwoLayer model')
+        g = _gen(guards.check_seed('seed', seed))
         E, p, v = core.init_params(V, d, n_classes, dtype=dtype, generator=g)   # then W1, from the same stream
         W1 = torch.randn(d, d, generator=g, dtype=dtype) / math.sqrt(d)
         self.V, self.d, self.n_classes = int(V), int(d), int(n_classes)
@@ -94,6 +111,10 @@ class TwoLayer(nn.Module):
         "Logits (n,) or (n, K); without gradients in chunks of `chunk` sequences."
         if torch.is_grad_enabled(): return self._f(self.prepare(batch))
         return torch.cat([self._f(self.prepare(batch[i:i + self.chunk])) for i in range(0, len(batch), self.chunk)])
+
+    def activation_bytes(self, n, T) -> int:
+        "Bytes of autograd's activations for a step on n sequences of length T (attention T x T, hidden T x d, with gradients)."
+        return n * (3 * T * T + 6 * T * self.d) * self.E.element_size()
 
     def loss(self, batch, labels):
         "Mean loss (logistic for 2 classes, cross-entropy for K), by autograd."
@@ -152,13 +173,13 @@ def _opt_name(o):
     if not callable(o): return 'sgd' if o == 'gd' else o
     return re.sub(r' at 0x[0-9a-fA-F]+', '', f"{getattr(o, '__module__', '')}.{getattr(o, '__qualname__', repr(o))}")
 
-def _cfg_key(cfg, model):
-    "What a checkpoint must have been written with to be resumed: the settings that shape the trajectory, the model and its shapes."
+def _cfg_key(cfg, model) -> dict:
+    "The settings a checkpoint must have been written with to be resumed: those that shape the trajectory, the model and its shapes."
     d = asdict(cfg)
     for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'keep_last'): d.pop(k)
     d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module', model)).__name__   # DataParallel: its model's
     d['shapes'] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
-    return repr(sorted(d.items()))
+    return {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()}
 
 def _split(n, cfg):
     "Seeded train/validation split of range(n)."
@@ -182,25 +203,70 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
     bad = [k for k in names if k not in P]
     if bad: raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
     if len(tokens) != len(labels): raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
+    _check_memory(model, names, tokens, cfg, val)
+    if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
+    ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
     if val is None and cfg.val_frac > 0:
         tr, va = _split(len(tokens), cfg)
         val = (tokens[va], labels[va]); tokens, labels = tokens[tr], labels[tr]
     was = {k: t.requires_grad for k, t in P.items()}
     try:
         for k, t in P.items(): t.requires_grad_(k in names)      # frozen: no gradient computed at all
-        res = _loop(model, make_optimizer([P[k] for k in names], cfg), names, tokens, labels, val, cfg)
+        res = _loop(model, make_optimizer([P[k] for k in names], cfg), names, tokens, labels, val, cfg, ident)
     finally:
         for k, t in P.items(): t.requires_grad_(was[k])
     res.seconds = time.time() - t0
     return res
 
+def _check_memory(model, names, tokens, cfg, val):
+    "Refuse a run whose gradients, optimizer state, batches and activations do not fit in the available memory (guards.check_memory)."
+    P = dict(model.named_parameters())
+    it = max((P[k].element_size() for k in names), default=4)
+    parts = guards.training_bytes(sum(P[k].numel() for k in names), it, cfg.optimizer if isinstance(cfg.optimizer, str) else 'adam')
+    shape = tuple(getattr(tokens, 'shape', ()))
+    if len(shape) == 2:
+        n, T = shape
+        b = n if cfg.batch_size is None else min(n, cfg.batch_size)
+        parts |= guards.batch_bytes(n, T)
+        act = getattr(getattr(model, 'module', model), 'activation_bytes', None)
+        if act is not None: parts['activations'] = act(b, T)
+    guards.check_memory(parts, f"training {type(getattr(model, 'module', model)).__name__} on data of shape {shape}",
+                        "lower batch_size (mini-batches), d or the vocabulary, train fewer parameters (trainable=...), use optimizer='sgd', "
+                        f"or free memory (or raise ${guards.MEMORY_ENV} if you set it)")
+
+def _check_ckpt_path(path):
+    "Before any work: the checkpoint is not a folder, and its folder exists or can be created, and is writable."
+    p = Path(path)
+    if p.exists() and not p.is_file(): raise CheckpointError(f"checkpoint {p} exists and is not a file (a folder?); give a checkpoint file name", p)
+    files.check_output_dir(p.parent, 'checkpoint folder')
+
+def _identity(model, tokens, labels, val) -> dict:
+    "What a checkpoint's run must share with this one besides the settings: the data (tokens, labels, validation set) and the initial parameters."
+    tk = lambda t: getattr(t, 'tokens', t)
+    data = guards.fingerprint(tk(tokens), labels, *((tk(val[0]), val[1]) if val is not None else (None, None)))
+    init = guards.fingerprint(*getattr(model, 'module', model).state_dict().values())
+    return {'data': data, 'init': init}
+
+def _mismatch(old, key) -> str:
+    "Why the checkpoint's key `old` differs from this run's `key` (empty if they agree)."
+    if not (isinstance(old, dict) and {'settings', 'data', 'init'} <= set(old)):
+        return "it was written by an older version of attn_tokens, which did not record its data and initialisation"
+    why = []
+    if old['data'] != key['data']: why.append(f"it was trained on other data (tokens, labels or validation set: fingerprint {old['data'][:12]}, this run's {key['data'][:12]})")
+    if old['init'] != key['init']: why.append("its model started from other parameters (another seed or initialisation of the model)")
+    s, t = old['settings'], key['settings']
+    diff = sorted(k for k in set(s) | set(t) if s.get(k, '<absent>') != t.get(k, '<absent>')) if isinstance(s, dict) else ['all']
+    if diff: why.append('its settings differ: ' + ', '.join(f"{k} {s.get(k, '<absent>')!r} (this run: {t.get(k, '<absent>')!r})" for k in diff[:6]))
+    return '; '.join(why)
+
 def _resume(model, opt, names, cfg, key, res):
-    "Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best)."
+    "Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best). Refused unless written by this run's data, initialisation and settings."
     ck = load_ckpt(cfg.ckpt)
-    if ck['key'] != key: raise CheckpointError(f"checkpoint {cfg.ckpt} was written by another configuration or model: {_ckpt_fix(cfg.ckpt)}")
+    why = _mismatch(ck['key'], key)
+    if why: raise CheckpointError(f"checkpoint {cfg.ckpt} is not this run's, so it is not resumed: {why}. Fix: {_ckpt_fix(cfg.ckpt)}", cfg.ckpt)
     try: model.load_state_dict(ck['model']); opt.load_state_dict(ck['opt'])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
-        raise CheckpointError(f"checkpoint {cfg.ckpt} does not fit the model or its optimizer ({str(e).splitlines()[0][:200]}): {_ckpt_fix(cfg.ckpt)}") from None
+        raise CheckpointError(f"checkpoint {cfg.ckpt} does not fit the model or its optimizer ({str(e).splitlines()[0][:200]}): {_ckpt_fix(cfg.ckpt)}", cfg.ckpt) from None
     P = dict(model.named_parameters())
     best = ck['best']                # None: no validation yet, or the best parameters are the current ones
     if best is None and math.isfinite(ck['best_loss']): best = {k: P[k].detach().clone() for k in names}
@@ -222,7 +288,7 @@ def _fused_step(model, opt, batch, labels) -> float:
     return float(core.gd_step(model.E, model.p, model.v, batch, labels, g['lr'], g['weight_decay'], backend=model.backend))
 
 # %% ../nbs/04_train.ipynb #5e1a7c02
-def _loop(model, opt, names, tokens, labels, val, cfg):
+def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     "The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters restored."
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
     n = len(tokens)
@@ -233,7 +299,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
     batch = model.prepare(tl, yl) if full else None
     if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
     else: vbatch = None
-    res, key = TrainResult(), _cfg_key(cfg, model)
+    res, key = TrainResult(), {'settings': _cfg_key(cfg, model), **(ident or {'data': None, 'init': None})}
     step, best_loss, n_bad, best = 0, math.inf, 0, None
     if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)        # temporary files of writers that were killed
     if cfg.ckpt and Path(cfg.ckpt).exists(): step, best_loss, n_bad, best = _resume(model, opt, names, cfg, key, res)
@@ -291,13 +357,15 @@ def _loop(model, opt, names, tokens, labels, val, cfg):
 
 # %% ../nbs/04_train.ipynb #d09599be
 class CheckpointError(ValueError):
-    "A checkpoint file that cannot be used; the message names the file and the fix."
+    "A checkpoint file that cannot be used; the message names the file and the fix; `.path` is the file."
+    def __init__(self, msg, path=None):
+        super().__init__(msg); self.path = None if path is None else Path(path)
 
 CKPT_KEYS = ('key', 'model', 'opt', 'step', 'best', 'best_loss', 'n_bad', 'best_step', 'history', 'stopped_early', 'converged')
 
 def _ckpt_fix(path) -> str:
-    return (f"delete {path} (training then starts again from step 0) or run without checkpoints "
-            "(attn-tokens reproduce --no-ckpt; TrainConfig(ckpt=None))")
+    return (f"delete {path} or move it away (training then starts again from step 0), give this run another checkpoint file, "
+            "or run without checkpoints (attn-tokens reproduce --no-ckpt; TrainConfig(ckpt=None))")
 
 def save_ckpt(path, ck: dict) -> Path:
     "Write the checkpoint `ck` (tensors and plain Python values only) to `path` atomically."
@@ -306,8 +374,10 @@ def save_ckpt(path, ck: dict) -> Path:
 def check_ckpt(path) -> Path:
     "Cheap check that `path` is a complete torch archive (a file cut short fails it); CheckpointError if not."
     path = Path(path)
+    if path.is_dir() or (path.exists() and not path.is_file()):
+        raise CheckpointError(f"checkpoint {path} is a folder or another non-file; give a checkpoint file name", path)
     if not zipfile.is_zipfile(path):
-        raise CheckpointError(f"checkpoint {path} is cut short or damaged (not a complete torch archive): {_ckpt_fix(path)}")
+        raise CheckpointError(f"checkpoint {path} is cut short or damaged (not a complete torch archive): {_ckpt_fix(path)}", path)
     return path
 
 def load_ckpt(path) -> dict:
@@ -317,10 +387,10 @@ def load_ckpt(path) -> dict:
     except pickle.UnpicklingError as e:
         g = re.search(r'Unsupported global: GLOBAL (\S+)', str(e))
         if g: raise CheckpointError(f"checkpoint {path} holds a reference to {g.group(1)}, not only tensors and plain values; it was "
-                                    f"not loaded, since loading it could run code: {_ckpt_fix(path)}") from None
-        raise CheckpointError(f"checkpoint {path} cannot be read ({str(e).splitlines()[-1][:200]}): {_ckpt_fix(path)}") from None
+                                    f"not loaded, since loading it could run code: {_ckpt_fix(path)}", path) from None
+        raise CheckpointError(f"checkpoint {path} cannot be read ({str(e).splitlines()[-1][:200]}): {_ckpt_fix(path)}", path) from None
     except (RuntimeError, EOFError, OSError, ValueError) as e:
-        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200]}): {_ckpt_fix(path)}") from None
+        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200]}): {_ckpt_fix(path)}", path) from None
     if not isinstance(ck, dict) or any(k not in ck for k in CKPT_KEYS):
-        raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: {_ckpt_fix(path)}")
+        raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: {_ckpt_fix(path)}", path)
     return ck
