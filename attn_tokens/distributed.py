@@ -42,17 +42,22 @@ def launch(args, nproc=2, env=None, **kw):
     return subprocess.run(cmd, env=env, **kw)
 
 TIMEOUT = [None]   # seconds, when the group was started by `init`
+_STORE = [None]    # the key-value store `init` started the group with (its `attn_tokens/` keys: the heartbeats)
 
 def init(timeout=300.0, backend='gloo'):
     "Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a `timeout` in seconds for a rank that hangs; return (rank, world size)."
     if not dist.is_initialized():
-        dist.init_process_group(backend, timeout=timedelta(seconds=timeout))
-        TIMEOUT[0] = float(timeout)
-        atexit.register(_leave)       # a group left to the interpreter's teardown can abort the process (std::terminate)
+        import torch.distributed.nn.functional as _   # imported before the group: its defaults `group=group.WORLD` stay None (below)
+        t = timedelta(seconds=timeout)
+        store, rank, world = next(dist.rendezvous('env://', timeout=t))   # torchrun's store (its agent's), else rank 0's
+        dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=t)
+        TIMEOUT[0], _STORE[0] = float(timeout), dist.PrefixStore('attn_tokens/', store)
+        atexit.register(_leave)       # the group destroyed while the interpreter is whole, its threads joined
     return dist.get_rank(), dist.get_world_size()
 
 def _leave():
-    "Destroy the default process group at exit, if it is still there."
+    "Destroy the default process group and drop `init`'s store (run at exit; a no-op when the group is gone)."
+    _STORE[0] = None
     if dist.is_initialized():
         try: dist.destroy_process_group()
         except (RuntimeError, ValueError): pass
@@ -61,9 +66,8 @@ def _leave():
 _reached = [0]   # collectives this process has entered; every rank enters the same sequence
 
 def _store():
-    "The default process group's key-value store (torchrun's agent, or rank 0 with tcp:// init), or None."
-    try: return dist.distributed_c10d._get_default_store()
-    except (RuntimeError, ValueError, AttributeError): return None
+    "The store of the group `init` started (torchrun's agent's, or rank 0's), under the prefix `attn_tokens/`; None for a group started otherwise."
+    return _STORE[0] if dist.is_initialized() else None
 
 def _absent(rank, world):
     "Why a collective failed, from the other ranks' heartbeats in the store: the ranks that did not reach it."
@@ -71,7 +75,7 @@ def _absent(rank, world):
     if st is None: return "the other ranks cannot be asked (no store)"
     try:
         st.set_timeout(timedelta(seconds=5))
-        keys = {r: f'attn_tokens/reached/{r}' for r in range(world) if r != rank}
+        keys = {r: f'reached/{r}' for r in range(world) if r != rank}
         behind = [r for r, k in keys.items() if not st.check([k]) or int(st.get(k)) < _reached[0]]
     except (RuntimeError, ValueError, OSError):
         return "the store of the process group (hosted by rank 0, or by torchrun's agent) cannot be reached: rank 0 or the launcher died"
@@ -84,7 +88,7 @@ def _collective(name, op, t, *args):
     rank, world = dist.get_rank(), dist.get_world_size()
     _reached[0] += 1
     st = _store()
-    if st is not None: st.set(f'attn_tokens/reached/{rank}', str(_reached[0]))   # a heartbeat, read only when a collective fails
+    if st is not None: st.set(f'reached/{rank}', str(_reached[0]))   # a heartbeat, read only when a collective fails
     try: op(*args)
     except RuntimeError as e:
         raise RuntimeError(f"rank {rank}: the {name} of the step failed: {_absent(rank, world)} (a rank that hangs is given up on "
