@@ -2,7 +2,7 @@
 CPU-bound competitors, (a) the notebook's torchrun training test (its `TRAIN` script, 2 processes) and (b)
 `torchrun --nproc_per_node 2 -m attn_tokens.cli reproduce --quick --only synthetic --out DIR`; print every run's exit
 status (and the signal that ended a rank, e.g. SIGABRT) and a summary line; with --json, write the counts and commands.
-Usage: python tools/torchrun_soak.py [--runs 30] [--busy 2] [--which train reproduce] [--json nbs/measured/torchrun_soak.json]"""
+Usage: python tools/torchrun_soak.py [--runs 30] [--busy 2] [--which train reproduce] [--json nbs/measured/torchrun_soak.json --label after]"""
 import argparse, json, os, platform, re, signal, subprocess, sys, tempfile, time
 from pathlib import Path
 
@@ -58,13 +58,28 @@ def verdict(rc, err):
     what = 'terminate called' if 'terminate called' in err else ('traceback' if 'Traceback' in err else 'failed')
     return f"{what}; torchrun exit {rc}; ranks: {sig[:4]}"
 
+CMD = {'train': "the torchrun training test of nbs/11_distributed.ipynb (its TRAIN script, 2 processes)",
+       'reproduce': 'torchrun --nproc_per_node 2 -m attn_tokens.cli ' + ' '.join(REPRO) + ' DIR'}
+
+def record(path, label, tool, busy, res, **extra):
+    "Write the counts of `res` {which: [per-run rows]} under `label` in the JSON file `path` (other labels kept)."
+    path = Path(path)
+    data = json.loads(path.read_text()) if path.exists() else {}
+    old = data.get(label, {}).get('results', {})                 # the other command's counts under the same label stay
+    data[label] = dict(busy=busy, cores=os.cpu_count(), python=platform.python_version(),
+                       torch=__import__('torch').__version__, date=time.strftime('%Y-%m-%d'), **extra,
+                       results={**old, **{w: dict(command=CMD[w], tool=tool, runs=len(rows), failed=sum(r['verdict'] != 'ok' for r in rows),
+                                                  aborted=sum('terminate called' in r['verdict'] or 'SIGABRT' in r['verdict'] for r in rows),
+                                                  exits=[r['exit'] for r in rows]) for w, rows in res.items()}})
+    tmp = path.with_suffix('.tmp'); tmp.write_text(json.dumps(data, indent=1) + '\n'); tmp.replace(path)
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--runs', type=int, default=30, help='runs of each command')
     ap.add_argument('--busy', type=int, default=2, help='CPU-bound competing processes (python -c "while True: pass")')
     ap.add_argument('--which', nargs='+', choices=['train', 'reproduce'], default=['train', 'reproduce'])
     ap.add_argument('--json', help='write the counts and commands to this file (e.g. nbs/measured/torchrun_soak.json)')
-    ap.add_argument('--label', default='', help='a note stored with the result (e.g. "before the fix")')
+    ap.add_argument('--label', default='runs', help='the key of this result in the JSON file (e.g. before, after)')
     a = ap.parse_args()
     if a.runs < 1 or a.busy < 0: raise SystemExit("--runs must be >= 1 and --busy >= 0")
     env = {**os.environ, 'PYTHONPATH': os.pathsep.join([str(ROOT), os.environ.get('PYTHONPATH', '')]), 'OMP_NUM_THREADS': '1'}
@@ -86,16 +101,7 @@ def main():
         bad = sum(r['verdict'] != 'ok' for r in rows)
         aborts = sum('terminate called' in r['verdict'] or 'SIGABRT' in r['verdict'] for r in rows)
         print(f"{which}: {len(rows)} runs, {bad} failed, {aborts} aborted (SIGABRT / std::terminate), with {a.busy} busy processes")
-    if a.json:
-        cmd = {'train': "the torchrun training test of nbs/11_distributed.ipynb (its TRAIN script, 2 processes)",
-               'reproduce': 'torchrun --nproc_per_node 2 -m attn_tokens.cli ' + ' '.join(REPRO) + ' DIR'}
-        out = dict(meta=dict(tool=f"python tools/torchrun_soak.py --runs {a.runs} --busy {a.busy} --which {' '.join(a.which)}",
-                             label=a.label, cores=os.cpu_count(), python=platform.python_version(),
-                             torch=__import__('torch').__version__, date=time.strftime('%Y-%m-%d')),
-                   results={w: dict(command=cmd[w], runs=len(rows), failed=sum(r['verdict'] != 'ok' for r in rows),
-                                    aborted=sum('terminate called' in r['verdict'] or 'SIGABRT' in r['verdict'] for r in rows),
-                                    exits=[r['exit'] for r in rows]) for w, rows in res.items()})
-        Path(a.json).write_text(json.dumps(out, indent=1) + '\n')
+    if a.json: record(a.json, a.label or 'runs', f"python tools/torchrun_soak.py --runs {a.runs} --busy {a.busy} --which {' '.join(a.which)}", a.busy, res)
     return 1 if any(r['verdict'] != 'ok' for rows in res.values() for r in rows) else 0
 
 if __name__ == '__main__': sys.exit(main())
