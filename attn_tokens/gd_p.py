@@ -99,17 +99,19 @@ def _sufficient(lq, f0, dec):
     return math.isfinite(lq) and (lq <= f0 + dec or (flat and lq <= f0 + 4e-16 * abs(f0)))
 
 def _exp_euler(f, H, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
-    """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g, Hessian H) with local error
+    """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g, Hessian H or its eigenpairs
+    (lam, Q) on a subspace that holds g: `token_space`) with local error
     <= tol in every score and the Armijo condition on f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err,
     n_armijo): trial steps refused by the error test (or the cap) and by Armijo; q is None after max_tries shrinkings."""
-    lam, Q = torch.linalg.eigh(H); gQ = Q.T @ g; n_err = n_arm = 0
+    lam, Q = H if isinstance(H, tuple) else torch.linalg.eigh(H); gQ = Q.T @ g; n_err = n_arm = 0
+    Hx = (lambda x: Q @ (lam * (Q.T @ x))) if isinstance(H, tuple) else (lambda x: H @ x)
     for _ in range(max_tries + 1):
         x = h * lam; dp = -Q @ (h * _phi1(x) * gQ)
         dz = (E @ dp).abs().max().item()
         if not math.isfinite(dz): h *= 0.1; n_err += 1; continue          # e^{h|lambda|} overflowed along negative curvature
         if cap is not None and dz > cap: h *= max(0.1, min(0.9, cap / dz)); n_err += 1; continue
         q = p + dp; lq, (loss_q, g_q) = f(q); lq = float(lq)
-        err = (E @ (Q @ (h * _psi(x) * (Q.T @ (g_q - g - H @ dp))))).abs().max().item()
+        err = (E @ (Q @ (h * _psi(x) * (Q.T @ (g_q - g - Hx(dp)))))).abs().max().item()
         slope = (g @ dp).item()
         ok = _sufficient(lq, ex, c * slope)
         fac = 0.9 * math.sqrt(tol / err) if err > 0 else math.inf
@@ -230,9 +232,11 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
         d = -(gs / gs.norm() if normalized else g)
         if capping and flow_tol is not None:          # the flow's path: exponential Euler with error control, Armijo
             hist.n_capped += 1; step += 1
-            if h_flow is None: h_flow = (score_cap or math.sqrt(flow_tol)) / (E @ g).abs().max().item()
+            if h_flow is None:                         # first flow step: the row space of E, once (token_space)
+                from attn_tokens.token_space import RowSpace
+                h_flow, rows = (score_cap or math.sqrt(flow_tol)) / (E @ g).abs().max().item(), RowSpace(E)
             tol = flow_tol * max(1., _min_top_gap(z, batch.tokens))   # relative to the smallest decided gap (see above)
-            q, ex_q, lg, h_flow, n_err, n_arm = _exp_euler(obj, p_hessian(E, u, p, batch.tokens, labels), E, p, ex, g, h_flow, tol, score_cap)
+            q, ex_q, lg, h_flow, n_err, n_arm = _exp_euler(obj, rows.hessian_eigh(u, p, batch.tokens, labels), E, p, ex, g, h_flow, tol, score_cap)
             hist.n_rejected += n_err; hist.n_backtracks += n_arm
             if q is None:
                 hist.stop_reason = (f'no descent at step {step - 1}: the flow integrator\'s step was shrunk 60 times without meeting '
