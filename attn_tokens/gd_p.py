@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['CAP_UNTIL', 'FLOW_TOL', 'SCORE_CAP', 'SCHEME_NAMES', 'UNTIL_END', 'SCHEMES', 'CAPPED_ARMIJO', 'p_loss_and_grad',
-           'selection_mass', 'GDHistory', 'p_hessian', 'DenseFlowStep', 'excess_loss', 'Stage2Config', 'Stage2',
+           'selection_mass', 'GDHistory', 'p_hessian', 'FlowStep', 'excess_loss', 'Stage2Config', 'Stage2',
            'NormalisedGD', 'CappedArmijo', 'ExpEulerFlow', 'stage2', 'gd_p', 'pair_weights']
 
 # %% ../nbs/03b_gd_p.ipynb #11096b6b
@@ -105,7 +105,7 @@ def _sufficient(lq, f0, dec):
 
 def _exp_euler(f, lin, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
     """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g; `lin` the step's linear
-    algebra, a `DenseFlowStep` of the Hessian) with local error <= tol in every score and the Armijo condition on
+    algebra, a `FlowStep`) with local error <= tol in every score and the Armijo condition on
     f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err, n_armijo): trial steps refused by the error test
     (or the cap) and by Armijo; q is None after max_tries shrinkings."""
     n_err = n_arm = 0
@@ -124,17 +124,23 @@ def _exp_euler(f, lin, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
         else: n_err += 1; h *= max(0.1, min(0.5, fac)) if math.isfinite(fac) else 0.1
     return None, ex, (None, g), h, n_err, n_arm
 
-class DenseFlowStep:
-    """The linear algebra of one exponential-Euler step, from one eigendecomposition H = Q diag(lam) Q^T of the d x d
-    Hessian (O(d^3)): the step -h phi_1(-h H) g and the error term h psi(h H) r. The one place to swap for a cheaper solve."""
-    def __init__(self, H): self.H = H; self.lam, self.Q = torch.linalg.eigh(H)
+class FlowStep:
+    """The linear algebra of one exponential-Euler step from eigenpairs H = Q diag(lam) Q^T of the Hessian on a subspace
+    that holds the gradient (Q: a d x k tensor, or a `token_space.Basis`): the step -Q h phi_1(h lam) Q^T g and the error
+    term Q h psi(h lam) Q^T r. `FlowStep.dense(H)` eigendecomposes the d x d Hessian (O(d^3), the reference); the flow
+    solves on the row space of E (`token_space.RowSpace`, k = min(V, d))."""
+    def __init__(self, lam, Q, H=None): self.lam, self.Q, self.H = lam, Q, H
+    @classmethod
+    def dense(cls, H): return cls(*torch.linalg.eigh(H), H)
     def step(self, h, g):
         "dp = -Q (h phi_1(h lam) Q^T g)."
         return -self.Q @ (h * _phi1(h * self.lam) * (self.Q.T @ g))
     def error(self, h, r):
         "Q (h psi(h lam) Q^T r): the local error of the step in p, for the residual r = g(q) - g - H dp."
         return self.Q @ (h * _psi(h * self.lam) * (self.Q.T @ r))
-    def matvec(self, x): return self.H @ x
+    def matvec(self, x):
+        "H x (from the eigenpairs when H itself is not kept)."
+        return self.H @ x if self.H is not None else self.Q @ (self.lam * (self.Q.T @ x))
 
 # %% ../nbs/03b_gd_p.ipynb #c1f4b9d8
 def _one_minus_cos(p, q):
@@ -349,8 +355,11 @@ class ExpEulerFlow(CappedArmijo):
     attention has chosen (cap_until=math.inf: to the end), then `CappedArmijo`'s normalised steps."""
     def capped_at_start(self): return True
     def linear_step(self, s):
-        "The linear algebra of a step at s.p: the one place where the d x d Hessian is built and solved."
-        return DenseFlowStep(p_hessian(s.E, s.u, s.p, s.ts, s.ts.labels))
+        """The linear algebra of a step at s.p, solved on the row space of E (`token_space.RowSpace`, made once per run):
+        O(d V^2 + V^3) instead of the d x d Hessian's O(d^3)."""
+        from attn_tokens.token_space import RowSpace        # token_space builds on this module's p_hessian
+        if getattr(s, 'rows', None) is None: s.rows = RowSpace(s.E)
+        return FlowStep(*s.rows.hessian_eigh(s.u, s.p, s.ts, s.ts.labels))
 
     def advance(self, s, d, z):
         if not s.capping: return super().advance(s, d, z)
