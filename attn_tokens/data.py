@@ -117,7 +117,7 @@ def _check_sizes(V, K, ids_used, labels_used, has_vocab=False, w=''):
                              f"or leave {name} out to use {what} + 1.")
     V, K = V or ids_used, K or labels_used
     guards.check_memory({'u = E v, z = E p and their gradients (float64)': 16 * V * ((1 if K <= 2 else K) + 1)},
-                        f"{w}a model of V={V} and n_classes={K}", "check V and n_classes (store the real ones, or leave them out)")
+                        f"{w}a model of V={V} and n_classes={K}", "check V and n_classes (store the real ones, or leave them out); with a few ids spread far apart, re-encode them as 0..V-1")
 
 def _stored_size(arrays, key, path):
     "The scalar `key` of a token file as a Python int (None if absent): one whole, finite number >= 1."

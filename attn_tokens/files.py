@@ -170,6 +170,8 @@ def _check_npz_memory(heads, path):
 def load_npz(path, what='file') -> dict:
     "All arrays of the .npz file `path`, read without pickle after checking each member's header; ValueError naming the problem."
     path = Path(path)
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{path}: not a regular file (a folder, a device or a pipe); give the {what} itself")
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what}")
     if not zipfile.is_zipfile(path): raise ValueError(f"{path}: not a readable .npz file (not a zip archive, or cut short); write it again with np.savez")
     out = {}
