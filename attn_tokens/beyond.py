@@ -350,7 +350,7 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'], one_minus_cos=S['one_minus_cos'],
                mass_pos=mass[y > 0].mean().item(), mass_neg=mass[y < 0].mean().item(), relevant_mass=rel_mass.mean().item(), diagnosis=S['diagnosis'],
                v_share=abs((res.v @ res.p).item()) / max(res.p.norm().item(), 1e-300), loss_monotone=S['loss_monotone'])
-    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] < 1e-2)
+    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] <= 1 - COS_CONVERGED)
     pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5      # the signature of the v-instability: one class selects, the other not
     pt['outcome'] = 'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
     pt['stop'] = res.history.stop_reason[:160]                            # e.g. a gradient underflow: float64's range
