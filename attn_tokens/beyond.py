@@ -5,8 +5,8 @@
 # %% auto #0
 __all__ = ['IMDB_RUNS', 'pair_coefficients', 'FinitePart', 'finite_part', 'rate_fit', 'pair_margins', 'CycleCertificate',
            'selection_cycles', 'max_margin_cg', 'sequence_mass', 'conflicting_sequences', 'stage1_line_search',
-           'real_selection_study', 'measure_imdb', 'instability_number', 'phase_point', 'phase_diagram',
-           'phase_recheck']
+           'real_selection_study', 'measure_imdb', 'theorem_premises', 'statement1_premises', 'premise_verdict',
+           'run_verdicts', 'instability_number', 'phase_point', 'phase_diagram', 'phase_recheck']
 
 # %% ../nbs/03d_beyond.ipynb #b15dcd55
 import dataclasses, math, time
@@ -15,8 +15,9 @@ import numpy as np
 import scipy.optimize, scipy.sparse, scipy.sparse.csgraph
 import torch
 from . import core
-from .files import check_output, write_json
-from .max_margin import MaxMarginResult, max_margin, token_ids, selection, constraint_pairs, relevant_tokens
+from .files import check_output, json_safe, write_json
+from .max_margin import (MaxMarginResult, max_margin, token_ids, selection, constraint_pairs, relevant_tokens,
+                                    local_optimality, COS_CONVERGED)
 from .one_step import stage1_step, one_step_coef, f0_uniform
 from .eta0 import eta0_exact_threshold
 from .gd_p import CAPPED_ARMIJO, gd_p, p_loss_and_grad, stage2
@@ -26,7 +27,7 @@ from . import text
 
 # %% ../nbs/03d_beyond.ipynb #871ce50c
 def pair_coefficients(E, v, tokens, labels, sel, pairs):
-    "c_k (m,): L(p) - L_inf = sum_k c_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the selection `sel`."
+    "b_k (m,): L(p) - L_inf = sum_k b_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the selection `sel`."
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
     u = E @ v; sel = torch.as_tensor(sel); pairs = torch.as_tensor(pairs)
     h = y[:, None] * u[t.clamp(min=0)]; hr = y * u[sel]
@@ -45,8 +46,8 @@ class FinitePart:
     "The finite part of stage 2 (Step 2): the active pairs, a basis Q of W and the predicted component w_star of w_inf in W."
     active: torch.Tensor      # (m,) bool: a_k^T p_mm = 1 (to tol)
     Q: np.ndarray             # (d, dim W) orthonormal basis of W = span{a_k, k active} ∩ p_mm^perp
-    w_star: np.ndarray        # (d,) argmin over W of Phi(w) = log sum_active c_k exp(-a_k^T w)
-    multipliers: np.ndarray   # (m,) c_k exp(-a_k^T w_star) / kappa on the active pairs, 0 elsewhere
+    w_star: np.ndarray        # (d,) argmin over W of Phi(w) = log sum_active b_k exp(-a_k^T w)
+    multipliers: np.ndarray   # (m,) b_k exp(-a_k^T w_star) / theta on the active pairs, 0 elsewhere
     dual_residual: float      # ||A^T multipliers - p_mm|| / ||p_mm||: 0 if they are max-margin multipliers
     rank_active: int          # rank of the active rows (= number of active pairs: pairwise Soudry form)
     def project(self, p, p_mm):
@@ -55,11 +56,11 @@ class FinitePart:
         w = p - (p @ q) / (q @ q) * q
         return self.Q @ (self.Q.T @ w)
 
-def finite_part(E, c, mm: MaxMarginResult, tol=1e-9):
-    "Solve Step 2's equation: w_star = argmin over W of log sum_active c_k exp(-a_k^T w), and the multipliers it implies."
+def finite_part(E, b, mm: MaxMarginResult, tol=1e-9):
+    "Solve Step 2's equation (exists only with strictly positive multipliers on the active pairs): w_star = argmin over W of log sum_active b_k exp(-a_k^T w), and the multipliers it implies."
     if not mm.feasible: raise ValueError("the max-margin problem is infeasible: there is no p_mm and no finite part; pass a feasible selection")
     En = E.detach().to(torch.float64).numpy(); P = mm.pairs.numpy()
-    A = En[P[:, 0]] - En[P[:, 1]]; q = mm.p.numpy().astype(np.float64); cn = np.asarray(c, np.float64)
+    A = En[P[:, 0]] - En[P[:, 1]]; q = mm.p.numpy().astype(np.float64); cn = np.asarray(b, np.float64)
     act = np.abs(A @ q - 1) <= tol
     Aa = A[act]; B = Aa - np.outer(Aa @ q / (q @ q), q)
     _, s, Vt = np.linalg.svd(B, full_matrices=False)
@@ -79,7 +80,7 @@ def finite_part(E, c, mm: MaxMarginResult, tol=1e-9):
         if np.abs(g).max() < 1e-13: break
     w_star = Q @ th
     lam = np.zeros(len(A)); lam[act] = cn[act] * np.exp(-(Aa @ w_star))
-    lam *= (q @ q) / (lam @ (A @ q))                       # 1/kappa: sum lam_k a_k^T p_mm = ||p_mm||^2
+    lam *= (q @ q) / (lam @ (A @ q))                       # 1/theta: sum lam_k a_k^T p_mm = ||p_mm||^2
     res = float(np.linalg.norm(A.T @ lam - q) / np.linalg.norm(q))
     return FinitePart(torch.from_numpy(act), Q, w_star, lam, res, int(np.linalg.matrix_rank(Aa)))
 
@@ -240,14 +241,98 @@ def measure_imdb(out, runs=IMDB_RUNS, seed=0, force=False):
         write_json(out, dict(command=f"measure_imdb(out, runs={runs}, seed={seed})", results=res))
     return res
 
+# %% ../nbs/03d_beyond.ipynb #996497f1
+def _premise(statement, name, held, value, detail):
+    return dict(statement=statement, premise=name, held=held, value=value, detail=detail)
+
+def _relevant_per_sequence(t, labels, V):
+    "(n,) number of distinct relevant token ids in each sequence, and the (smallest) relevant id (V if none)."
+    m = t >= 0; relX = relevant_tokens(t, labels, V)[t.clamp(min=0)] & m
+    srt = torch.where(relX, t, V).sort(1).values
+    n_rel = ((srt[:, 1:] != srt[:, :-1]) & (srt[:, 1:] < V)).sum(1) + (srt[:, 0] < V).long()
+    return n_rel, srt[:, 0]
+
+def theorem_premises(res, tokens, labels, alpha_tol=1e-12):
+    "The premises of Theorem 4.3 (our reconstruction) checked on a run_protocol result: a list of dicts (held: True/False/None)."
+    t = token_ids(tokens); V = res.E1.shape[0]; y = core.signed_labels(labels, res.E1.dtype)
+    n_rel, r = _relevant_per_sequence(t, labels, V)
+    rel = relevant_tokens(t, labels, V); irr_alpha = res.alpha[~rel].abs()
+    a_max = irr_alpha.max().item() if len(irr_alpha) else 0.
+    h = (y[:, None] * (res.E1 @ res.v)[t.clamp(min=0)]).masked_fill(t < 0, -math.inf)
+    hr = y * (res.E1 @ res.v)[r.clamp(max=V - 1)]
+    strict = ((h < hr[:, None]) | (t == r[:, None]) | (t < 0)).all(1) & (n_rel == 1)
+    eta_star = res.eta0_threshold; verdict, _ = res.diagnosis(); H = res.history.arrays()
+    gap = float(res.history.step_excess[-1]) if res.history.step_excess else float(H['loss'][-1] - res.loss_inf)
+    th = 'Theorem 4.3'
+    return [
+        _premise(th, 'paper, data condition: exactly one relevant token id per sequence', bool((n_rel == 1).all()), int((n_rel != 1).sum()),
+                 'sequences without exactly one'),
+        _premise(th, 'paper, data condition: alpha_s = 0 for every irrelevant token', a_max <= alpha_tol, a_max, 'max |alpha_s| over irrelevant tokens'),
+        _premise(th, 'ours, score condition: the relevant token is the strict arg-max of y E_s(1)^T v', bool(strict.all()), int((~strict).sum()),
+                 'sequences where it is not'),
+        _premise(th, "ours: the relevant tokens' max-margin problem is feasible", bool(res.mm.feasible), float(res.mm.min_margin),
+                 'min margin of the solver (nan: infeasible)'),
+        _premise(th, 'regime (our sufficient proxy; the paper\'s conditions on d and eta0 are unknown): eta0 >= eta* of Corollary E, realised F',
+                 bool(math.isfinite(eta_star) and res.eta0 >= eta_star), res.eta0 / eta_star if eta_star > 0 else math.inf,
+                 'eta0 / eta* (eta* = inf: the bound is vacuous at this d)'),
+        _premise(th, 'ours: the loss reaches its infimum (the hypothesis of our reconstruction)',
+                 True if verdict == 'converged' else (False if verdict == 'stalled' else None), gap,
+                 f"L(p_T) - L*; diagnosis {verdict} (stalled: the flow stopped above the infimum)"),
+        _premise(th, 'paper: with high probability over the init (a failure must recur over seeds)', None, 1,
+                 'seeds in this run: one run cannot refute a with-high-probability statement')]
+
+# %% ../nbs/03d_beyond.ipynb #e5e3255e
+def statement1_premises(res, theorem=None):
+    "Premises of the rebuttal's statement (1) on a run_protocol result (reached selection read from p), a list of dicts."
+    R = res.reached; th = theorem if theorem is not None else []
+    cos = R['cos'] if R and R['feasible'] else None
+    paper = [q for q in th if q['statement'] == 'Theorem 4.3' and not q['premise'].startswith(('ours: the loss', 'paper: with high'))]
+    s1 = 'statement (1)'
+    return [
+        _premise(s1, 'p converges in direction (cos to the reached selection\'s p_mm >= COS_CONVERGED)',
+                 cos is not None and cos >= COS_CONVERGED, cos, 'cos(p_T, p_mm^reach)'),
+        _premise(s1, 'p follows the gradient flow: the loss never increased', bool(res.history.monotone()),
+                 float(np.diff(np.asarray(res.history.step_excess or res.history.step_loss)).max(initial=0.)), 'largest increase'),
+        _premise(s1, "the paper's setting ('our analysis'): Theorem 4.3's premises on data, scores, feasibility and eta0",
+                 all(q['held'] for q in paper) if paper else None, sum(not q['held'] for q in paper),
+                 'premises failed: ' + '; '.join(q['premise'] for q in paper if not q['held'])),
+        _premise(s1, 'paper: with high probability over the init (a failure must recur over seeds)', None, 1,
+                 'seeds in this run: one run cannot refute a with-high-probability statement')]
+
+def premise_verdict(premises, conclusion_holds):
+    "'conclusion holds', 'counterexample' (every premise held, the conclusion failed), or why the run is not one."
+    if conclusion_holds: return 'conclusion holds'
+    failed = [q['premise'] for q in premises if q['held'] is False]
+    unknown = [q['premise'] for q in premises if q['held'] is None]
+    if failed: return 'not a counterexample: outside its premises (failed: ' + '; '.join(failed) + ')'
+    if unknown: return 'not a counterexample: premises not checkable on this run (' + '; '.join(unknown) + ')'
+    return 'counterexample'
+
+def run_verdicts(res, tokens, labels):
+    "Premises, conclusions and verdicts of Theorem 4.3 and statement (1) for a run_protocol result, and the reached selection's local optimality."
+    th = theorem_premises(res, tokens, labels); s1 = statement1_premises(res, th); R = res.reached
+    cos_rel = float(1 - res.history.arrays()['one_minus_cos'][-1]) if res.mm.feasible else None
+    th_ok = cos_rel is not None and cos_rel >= COS_CONVERGED
+    s1_ok = R is not None and R['statement1']['n_without_relevant'] == 0
+    lo = None
+    if R and R['feasible'] and R['n_several'] == 0:
+        t = token_ids(tokens); sel_r = torch.where(R['mask'], t, -1).max(1).values
+        lo = local_optimality(res.E1, res.v, t, labels, sel_r, R['mm'].p)
+    return dict(theorem=dict(premises=th, conclusion=f"cos(p_T, p_mm^{'rel' if all(q['held'] for q in th[:3]) else 'arg'}) = {cos_rel} >= {COS_CONVERGED}", conclusion_holds=th_ok,
+                             verdict=premise_verdict(th, th_ok)),
+                statement1=dict(premises=s1, conclusion=f"{R['statement1']['n_without_relevant'] if R else None} sequences select no relevant token",
+                                conclusion_holds=s1_ok, verdict=premise_verdict(s1, s1_ok)),
+                local_optimality=None if lo is None else dict(locally_optimal=lo.locally_optimal, n_tight=lo.n_tight,
+                                                              n_violating=lo.n_violating, worst=lo.worst, summary=lo.summary()))
+
 # %% ../nbs/03d_beyond.ipynb #d47f2107
 def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
-    "(N_v, kappa_v, gamma): growth rate kappa_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T p_mm/|p_mm|, N_v = kappa_v |p_mm| / gamma."
+    "(N_v, chi_v, gamma): growth rate chi_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T p_mm/|p_mm|, N_v = chi_v |p_mm| / gamma."
     u = E @ v; z0 = torch.zeros(E.shape[1], dtype=E.dtype)
     g = lambda p: p_loss_and_grad(E, u, p, tokens, labels)[1]
-    kappa = -(v @ (g(z0 + eps * v) - g(z0 - eps * v))).item() / (2 * eps * (v @ v).item())
+    chi = -(v @ (g(z0 + eps * v) - g(z0 - eps * v))).item() / (2 * eps * (v @ v).item())
     gamma = -(g(z0) @ p_mm).item() / p_mm.norm().item()
-    return (kappa * p_mm.norm().item() / gamma if gamma > 0 else math.inf), kappa, gamma
+    return (chi * p_mm.norm().item() / gamma if gamma > 0 else math.inf), chi, gamma
 
 # %% ../nbs/03d_beyond.ipynb #cdefa3e8
 def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps=300, cap_steps=1000):
@@ -268,14 +353,15 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'], one_minus_cos=S['one_minus_cos'],
                mass_pos=mass[y > 0].mean().item(), mass_neg=mass[y < 0].mean().item(), relevant_mass=rel_mass.mean().item(), diagnosis=S['diagnosis'],
                v_share=abs((res.v @ res.p).item()) / max(res.p.norm().item(), 1e-300), loss_monotone=S['loss_monotone'])
-    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] < 1e-2)
+    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] <= 1 - COS_CONVERGED)
     pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5      # the signature of the v-instability: one class selects, the other not
     pt['outcome'] = 'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
     pt['stop'] = res.history.stop_reason[:160]                            # e.g. a gradient underflow: float64's range
     R = S['reached']                                                      # the selection the flow made, read from p
     pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible', 'cos')} | {
         'statement1': R['statement1']['holds'], 'statement2': R['statement2']['holds']}
-    if res.mm.feasible: pt['N_v'], pt['kappa_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)
+    if res.mm.feasible: pt['N_v'], pt['chi_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)
+    pt['verdicts'] = json_safe(run_verdicts(res, data.tokens, data.labels))   # premises of Theorem 4.3 and statement (1), local optimality
     return pt
 
 def phase_diagram(Ts=(8, 32), ratios=(0.5, 2.), factors=(1.2, 4.), ks=(1, 2, 3), seeds=range(4), out=None, force=False, **kw):

@@ -17,7 +17,8 @@ from .checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params,
                      param, positive_int, same_as, threads_int)
 from .one_step import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
-                                    selection, selection_sets, max_margin_sets, relevant_tokens)
+                                    selection, selection_sets, max_margin_sets, relevant_tokens,
+                                    COS_CONVERGED)
 from .gd_p import SCORE_CAP, GDHistory, Stage2Config, p_loss_and_grad, stage2
 from .tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
@@ -96,7 +97,7 @@ class ProtocolResult:
         gap = L - self.loss_inf
         if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
         omc = H['one_minus_cos'][-1]
-        if mass > SELECTED_MASS and omc <= 1e-3: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+        if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
         if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
             up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
             return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
@@ -108,7 +109,7 @@ class ProtocolResult:
                                   "arithmetic only: a smaller eta0 keeps it in range")
         if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
             return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
-                               f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped at a locally optimal direction")
+                               f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
         return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
                               f"its infimum, gradient norm {gn:.3g}; pass more steps")
     def summary(self):
@@ -116,7 +117,7 @@ class ProtocolResult:
         H = self.history.arrays(); omc = H['one_minus_cos']
         tail = omc[len(omc) // 2:]
         a1 = self.assumption1
-        hit = np.flatnonzero(omc <= 1e-3) if self.mm.feasible else []
+        hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
         return json_safe(dict(
             one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
             cos=(1 - float(omc[-1])) if self.mm.feasible else None, one_minus_cos=float(omc[-1]) if self.mm.feasible else None,
@@ -219,9 +220,9 @@ def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
         if n_tied and not bool(tied.all()):
             mm_f = max_margin(E1, pairs[~tied])
             omc_free = cosd(mm_f.p) if mm_f.feasible else None
-    conv = bool(feas and (omc <= 1e-3 or (omc_free is not None and omc_free <= 1e-3)))
+    conv = bool(feas and (omc <= 1 - COS_CONVERGED or (omc_free is not None and omc_free <= 1 - COS_CONVERGED)))
     s1 = dict(premise=conv, holds=bool(has_rel.all()) if conv else None, n_without_relevant=int((~has_rel).sum()))
-    s2 = dict(premise=conv and bool(all_rel.all()), holds=(omc <= 1e-3) if bool(all_rel.all()) and feas else None,
+    s2 = dict(premise=conv and bool(all_rel.all()), holds=(omc <= 1 - COS_CONVERGED) if bool(all_rel.all()) and feas else None,
               n_all_relevant=int(all_rel.sum()))
     return dict(kind=kind, n_argmax=int(argmax.sum()), n_sequences=len(t), n_several=int((n_sel > 1).sum()),
                 max_tokens=int(n_sel.max()) if len(t) else 0, gap_tol=gap_tol, feasible=feas, infeasible_why=why,
