@@ -97,10 +97,14 @@ def _real(key, cfg):
             cl.append(claim(f"{what}: test accuracy with trained embeddings", nums['test_acc'], f">= {settings['acc']}",
                             paper=PAPER.frozen_test_acc[1] if key == 'imdb' else None, source="the rebuttal's trained baseline ('around 95%')"))
         return cl
-    return fit_report(m, tr, te, tcfg, cfg, f'{key}_one_layer', f"{what}: one layer, d={settings['d']}, n={tr.n}, V={tr.V}",
+    r = fit_report(m, tr, te, tcfg, cfg, f'{key}_one_layer', f"{what}: one layer, d={settings['d']}, n={tr.n}, V={tr.V}",
                       embedding_report, claims, info=info,
                       notes=f"{what}: {tr.n} train / {te.n} test sequences, first {settings['max_len']} words, d={settings['d']}, Adam lr={settings['lr']}, "
                             + ("until converged (PAPER.convergence)." if settings.get('converge') else "early stopping."))
+    n = r['numbers']
+    r['notes'] += (f" {n['steps']} steps ({n['stop_reason']}" + (", NOT converged: the step cap" if settings.get('converge') and not n['converged'] else '')
+                   + f"), test accuracy {n['test_acc']:.3f}.")
+    return r
 
 @experiment('imdb')
 def imdb(cfg: ExpConfig) -> dict:
