@@ -20,8 +20,8 @@ __all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DatasetUnavail
 
 # %% ../nbs/01a_corpora.ipynb #bd5c17cc
 HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity', 'yelp_review_full': 'Yelp/yelp_review_full'}
-LOCAL_ONLY = ('yelp_sentences',)
-DERIVED = {'yelp_review_full_binary': 'yelp_review_full'}
+LOCAL_ONLY = ('yelp_sentences', 'yelp_pool')     # yelp_pool: a pool of real Yelp reviews, not an official split (data README)
+DERIVED = {'yelp_review_full_binary': 'yelp_review_full', 'yelp_pool_binary': 'yelp_pool'}
 KNOWN_DATASETS = tuple(HUB_IDS) + LOCAL_ONLY + tuple(DERIVED)
 
 class DatasetUnavailableError(FileNotFoundError):
@@ -37,7 +37,7 @@ def local_files(name, data_dir=None) -> Optional[dict]:
         if not root: continue
         d = Path(root).expanduser()/name
         found = sorted(d.glob('*.parquet'), key=lambda f: (f.stem != 'train', f.stem != 'test', f.stem)) if d.is_dir() else []
-        files = {f.stem: f for f in found}
+        files = {f.stem: f for f in found if f.stem in ('train', 'validation', 'test')}   # not e.g. yelp_pool's *_provenance
         if 'train' in files: return files
     return None
 
@@ -147,7 +147,7 @@ def corpus_source(name: str, data_dir=None):
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir)
     if files is not None: fp = {s: _file_sha(f) for s, f in files.items()}
-    elif name in LOCAL_ONLY: raise _unavailable(name, data_dir, None)
+    elif base in LOCAL_ONLY: raise _unavailable(name, data_dir, None)
     else: fp = {'hub': HUB_IDS[base]}
     def load():
         if files is not None and name not in DERIVED:
