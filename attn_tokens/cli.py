@@ -29,8 +29,13 @@ def make_parser():
     return parser
 
 # %% ../nbs/09_cli.ipynb #3e9fad95
-from .checks import (SEED_MAX, arg_type, cpu_count, finite_float, nonneg_int, positive_float,
-                                  positive_int, seed_int, threads_int)
+_CHECKS = ('SEED_MAX', 'arg_type', 'cpu_count', 'finite_float', 'nonneg_int', 'positive_float', 'positive_int', 'seed_int',
+           'threads_int')
+
+def __getattr__(name):
+    "The argparse types, which live in attn_tokens.checks (tested there), under their names here too (imported on first use)."
+    if name in _CHECKS: return getattr(importlib.import_module('attn_tokens.checks'), name)
+    raise AttributeError(f"module 'attn_tokens.cli' has no attribute {name!r}")
 
 # %% ../nbs/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
