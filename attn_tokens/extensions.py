@@ -109,7 +109,8 @@ def _presence(tokens, V):
     seq = torch.arange(n)[:, None].expand_as(tokens)
     m = tokens >= 0
     key = torch.unique(tokens[m] * n + seq[m])
-    return torch.sparse_coo_tensor(torch.stack([key // n, key % n]), torch.ones(len(key)), (V, n)).coalesce()
+    return torch.sparse_coo_tensor(torch.stack([key // n, key % n]), torch.ones(len(key)), (V, n),
+                                   is_coalesced=True, check_invariants=False)      # keys sorted and distinct
 
 @torch.no_grad()
 def mlp_readout(model, data, chunk=2000) -> dict:
@@ -131,8 +132,8 @@ def mlp_readout(model, data, chunk=2000) -> dict:
 
 # %% ../nbs/08_extensions.ipynb #a8de1401
 MLP_SIZES = {   # epochs: the cap of each run (in epochs of the training split); seeds: runs of the MLP (the residual variant: one)
-    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200, epochs=40, seeds=3),
-    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250, epochs=40, seeds=3),
+    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200, epochs=10, seeds=3),
+    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250, epochs=10, seeds=3),
     'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=256, d=PAPER.d,
                   lr=REAL_SIZES['imdb']['full']['lr'], batch=1000, epochs=10, seeds=3)}
 
