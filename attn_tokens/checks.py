@@ -5,11 +5,12 @@
 # %% auto #0
 __all__ = ['SEED_MAX', 'positive_int', 'nonneg_int', 'seed_int', 'positive_float', 'finite_float', 'POSITIVE', 'POSITIVE_INT',
            'NONNEG_INT', 'SEED', 'FRACTION', 'FACTOR', 'FLAG', 'check_int', 'check_positive', 'check_fraction',
-           'check_factor', 'arg_type', 'cpu_count', 'threads_int', 'Kind', 'param', 'same_as', 'check_params',
-           'add_params', 'from_args']
+           'check_factor', 'check_number', 'check_bool', 'check_seed', 'arg_type', 'cpu_count', 'threads_int', 'Kind',
+           'param', 'same_as', 'check_params', 'add_params', 'from_args']
 
 # %% ../nbs/00b_checks.ipynb #e1f1d3ea
-import argparse, dataclasses, math, operator, os
+import argparse, dataclasses, math, numbers, operator, os
+import numpy as np
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -46,6 +47,30 @@ def check_factor(name, x, fix='') -> float:
     f = check_positive(name, x, fix)
     if f < 1: raise ValueError(f"{name} = {x!r} is below 1{fix}")
     return f
+
+# %% ../nbs/00b_checks.ipynb #ae0df76f
+def check_number(name, x, lo=-math.inf, hi=math.inf, lo_open=False, hi_open=False, fix='') -> float:
+    "`x` as a finite float in the range, or a ValueError naming `name`, the value and the range (bool and str refused)."
+    ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
+    f = float(x) if ok else math.nan
+    if not (math.isfinite(f) and (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)):
+        rng = ' and '.join(s for s in ((f"{'>' if lo_open else '>='} {lo:g}" if lo > -math.inf else ''),
+                                       (f"{'<' if hi_open else '<='} {hi:g}" if hi < math.inf else '')) if s)
+        raise ValueError(f"{name} = {x!r} is not a finite number{' ' + rng if rng else ''}{fix}")
+    return f
+
+def check_bool(name, x) -> bool:
+    "`x` if it is True or False (NumPy's too), else a ValueError naming `name` and the value."
+    if not isinstance(x, (bool, np.bool_)): raise ValueError(f"{name} = {x!r} must be True or False")
+    return bool(x)
+
+def check_seed(name, x) -> int:
+    "A seed: an integer in [-2**63, 2**64) (torch takes it modulo 2**64), not a bool, a float or a string."
+    try: i = None if isinstance(x, bool) else operator.index(x)
+    except TypeError: i = None
+    if i is None or not -2**63 <= i < 2**64:
+        raise ValueError(f"{name} = {x!r} is not a whole number in [-2**63, 2**64); give an integer, e.g. {name}=0")
+    return i
 
 # %% ../nbs/00b_checks.ipynb #7ebf7606
 SEED_MAX = 2**63 - 1   # torch.Generator.manual_seed and numpy take seeds up to int64

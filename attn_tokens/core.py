@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from . import guards, kernel
+from . import checks, guards, kernel
 from .checks import check_int, check_positive
 
 # %% ../nbs/00_core.ipynb #7bb91a3d
@@ -635,7 +635,7 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
         if sparse not in (False, True) or (sparse and head != 'linear'):
             _err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for torch.optim.SparseAdam; linear head only) or False")
         if backend not in BACKENDS: _err(f"backend={backend!r}: use one of {BACKENDS}")
-        g = torch.Generator().manual_seed(guards.check_seed('seed', seed) % 2**64)
+        g = torch.Generator().manual_seed(checks.check_seed('seed', seed) % 2**64)
         E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
         self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)

@@ -17,7 +17,7 @@ from torch import nn
 from tqdm.auto import tqdm
 
 # %% ../nbs/04_train.ipynb #91c1ae50
-from . import core, distributed, files, guards
+from . import checks, core, distributed, files, guards
 
 # %% ../nbs/04_train.ipynb #4e68b9f5
 OPTIMIZERS = ('adam', 'sgd', 'gd')
@@ -52,25 +52,25 @@ def _check_fields(c):
     "Refuse a TrainConfig field of the wrong kind or range (bool is not a number, '0.1' is not a number, 2.5 not a count)."
     if not (callable(c.optimizer) or (isinstance(c.optimizer, str) and c.optimizer in OPTIMIZERS)):
         raise ValueError(f"optimizer={c.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient descent) or a callable params -> torch.optim.Optimizer")
-    guards.check_number('lr', c.lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
+    checks.check_number('lr', c.lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
     core.check_int('steps', c.steps, 0, ': the number of optimizer steps, e.g. steps=200')
     if c.batch_size is not None: core.check_int('batch_size', c.batch_size, 1, '; use None (full batch) or a number of sequences')
     b = c.betas
     if not (isinstance(b, (tuple, list)) and len(b) == 2): raise ValueError(f"betas = {b!r} must be two numbers in [0, 1), e.g. (0.9, 0.999)")
-    for k, x in zip(('betas[0]', 'betas[1]'), b): guards.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
-    guards.check_number('weight_decay', c.weight_decay, 0, fix=' (0: none)')
+    for k, x in zip(('betas[0]', 'betas[1]'), b): checks.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
+    checks.check_number('weight_decay', c.weight_decay, 0, fix=' (0: none)')
     if c.trainable is not None and (isinstance(c.trainable, (str, bytes)) or not all(isinstance(k, str) for k in c.trainable)):
         raise ValueError(f"trainable = {c.trainable!r} must be a tuple of parameter names, e.g. ('p', 'v'), or None (all)")
-    guards.check_number('val_frac', c.val_frac, 0, 1, hi_open=True, fix=' (0: no validation split)')
+    checks.check_number('val_frac', c.val_frac, 0, 1, hi_open=True, fix=' (0: no validation split)')
     if c.patience is not None: core.check_int('patience', c.patience, 1, '; or None to never stop early')
     core.check_int('eval_every', c.eval_every, 1, ': steps between evaluations')
-    guards.check_seed('seed', c.seed)
+    checks.check_seed('seed', c.seed)
     if c.ckpt is not None and (not isinstance(c.ckpt, (str, os.PathLike)) or not os.fspath(c.ckpt)):
         raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no checkpoints")
     core.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
     for k in ('tol', 'grad_tol'):
         if getattr(c, k) is not None: core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
-    for k in ('progress', 'keep_last'): guards.check_bool(k, getattr(c, k))
+    for k in ('progress', 'keep_last'): checks.check_bool(k, getattr(c, k))
 
 # %% ../nbs/04_train.ipynb #b3cebec9
 def _gen(seed): return torch.Generator().manual_seed(int(seed) % 2**64)   # derived seeds (seed * 1_000_003 + ...) may pass 2^64
@@ -81,7 +81,7 @@ class TwoLayer(guards.DeviceChecked, nn.Module):
     def __init__(self, V, d, n_classes=2, seed=0, dtype=torch.float32):
         super().__init__()
         if isinstance(d, int) and isinstance(V, int): guards.check_model_memory(V, d, n_classes, dtype, dd=2, what='a TwoLayer model')
-        g = _gen(guards.check_seed('seed', seed))
+        g = _gen(checks.check_seed('seed', seed))
         E, p, v = core.init_params(V, d, n_classes, dtype=dtype, generator=g)   # then W1, from the same stream
         W1 = torch.randn(d, d, generator=g, dtype=dtype) / math.sqrt(d)
         self.V, self.d, self.n_classes = int(V), int(d), int(n_classes)
@@ -311,6 +311,19 @@ def _flat(h, k, tol, full) -> bool:
     return abs(a - b) < tol * abs(a)
 
 # %% ../nbs/04_train.ipynb #5e1a7c02
+def _finish(res, model, P, names, best, step, vbatch, cfg):
+    "After the last step: the last parameters kept if asked, the best ones restored, the result summarised."
+    if cfg.keep_last: res.last = {k: P[k].detach().clone() for k in names}
+    if best is not None:
+        with torch.no_grad():
+            for k, t in best.items(): P[k].copy_(t)
+    else: res.best_step = step
+    res.steps = step
+    res.stop_reason = 'early_stop' if res.stopped_early else 'converged' if res.converged else 'steps'
+    if res.history: res.train_loss = res.history[-1]['train_loss']
+    if vbatch is not None: res.val_loss, res.val_acc = evaluate(model, *vbatch)
+    return res
+
 def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     "The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters restored."
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
@@ -366,16 +379,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
     save()
-    if cfg.keep_last: res.last = {k: P[k].detach().clone() for k in names}
-    if best is not None:
-        with torch.no_grad():
-            for k, t in best.items(): P[k].copy_(t)
-    else: res.best_step = step
-    res.steps = step
-    res.stop_reason = 'early_stop' if res.stopped_early else 'converged' if res.converged else 'steps'
-    if res.history: res.train_loss = res.history[-1]['train_loss']
-    if vbatch is not None: res.val_loss, res.val_acc = evaluate(model, *vbatch)
-    return res
+    return _finish(res, model, P, names, best, step, vbatch, cfg)
 
 # %% ../nbs/04_train.ipynb #d09599be
 class CheckpointError(ValueError):
