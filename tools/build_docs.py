@@ -6,8 +6,11 @@
 
 This is the site that is published (.github/workflows/deploy.yaml runs this script, then tools/check_site.py,
 and deploys _docs/ only when the browser check passes), so the pages readers see are the pages that are checked.
-Steps: (0) nbs/sidebar.yml must list every notebook and name no missing one (it is the one page list, also
-read by Quarto for `nbdev_preview`); (1) execute every notebook of nbs/ like nbdev's test_nb (cwd nbs/,
+Notebooks may live in part folders of nbs/ (nbs/theory/03b_stage2.ipynb); the site mirrors the folders
+(_docs/theory/stage2.html, the page nbdev's doc links name) and the sidebar's sections are the folders.
+Steps: (0) nbs/sidebar.yml must list every notebook (by its path under nbs/) exactly once and name no missing
+one, and, with part folders, each section holds exactly one folder (it is the one page list, also read by
+Quarto for `nbdev_preview`); (1) execute every notebook of nbs/ like nbdev's test_nb (cwd nbs/,
 IN_TEST=1, `slow` cells skipped) into _proc_exec/, reusing a saved copy when neither the notebook nor the
 library changed (`run_tests.py --save-executed _proc_exec` leaves such copies); (2) nbdev's own processing
 (`proc_nbs`: hidden cells, show_doc, directives) into _proc/; (3) pandoc renders each page: MathML math (no
@@ -30,9 +33,17 @@ def _cfg():
 
 
 def source_notebooks(nbs=None):
-    "The notebooks CI runs (same selection as tools/run_tests.py)."
+    """The notebooks CI runs (tools/run_tests.py takes the same): every .ipynb under nbs/, in part folders too,
+    skipping names and folders that start with `_` or `.` (_proc, .ipynb_checkpoints), as nbdev's nbglob."""
     nbs = Path(nbs or _cfg().nbs_path)
-    return sorted(f for f in nbs.glob('*.ipynb') if not f.name.startswith('_'))
+    return sorted(f for f in nbs.rglob('*.ipynb')
+                  if not any(q.startswith(('_', '.')) for q in f.relative_to(nbs).parts))
+
+
+def nb_key(f, nbs=None):
+    "A notebook's name in the page list: its path under nbs/ ('index.ipynb', 'theory/03b_stage2.ipynb')."
+    f, nbs = Path(f).resolve(), Path(nbs or _cfg().nbs_path).resolve()
+    return f.relative_to(nbs).as_posix() if f.is_relative_to(nbs) else f.name
 
 
 def _sha(data: bytes): return hashlib.sha1(data).hexdigest()
@@ -107,12 +118,12 @@ def execute_all(files, exec_dir, n_workers=2, force=False):
     if todo:
         with ProcessPoolExecutor(n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
             for (src, _), (ok, dt) in zip(todo, ex.map(_exec_one, todo)):
-                print(f"  {'ok  ' if ok else 'FAIL'} {src.name:32s} {dt:7.1f} s", flush=True)
-    failed = [src.name for src, dest in jobs
+                print(f"  {'ok  ' if ok else 'FAIL'} {nb_key(src, nbs):40s} {dt:7.1f} s", flush=True)
+    failed = [nb_key(src, nbs) for src, dest in jobs
               if not json.loads(dest.read_text(encoding='utf-8'))['metadata'].get(META_KEY, {}).get('ok', True)]
     # a notebook deleted from nbs/ must not live on in the docs
     keep = {d for _, d in jobs}
-    for old in exec_dir.glob('*.ipynb'):
+    for old in exec_dir.rglob('*.ipynb'):
         if old not in keep: old.unlink()
     return failed
 
@@ -150,10 +161,12 @@ def process(exec_dir, files, n_workers=2):
     cache = Path(_cfg().config_path)/'_proc'
     if cache.exists(): shutil.rmtree(cache)
     cache.mkdir()
-    jobs = [(exec_dir/f.name, cache/f.name, FilterDefaults) for f in files]
+    keys = [nb_key(f) for f in files]
+    for k in keys: (cache/k).parent.mkdir(parents=True, exist_ok=True)
+    jobs = [(exec_dir/k, cache/k, FilterDefaults) for k in keys]
     # one process per notebook: IPython's shell replaces __main__ in the process it runs in
     with ProcessPoolExecutor(n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
-        res = dict(zip([f.name for f in files], ex.map(_proc_one, jobs)))
+        res = dict(zip(keys, ex.map(_proc_one, jobs)))
     for n, (_, notes) in res.items():
         for x in notes: print(f'  nbdev, {n}: {x}')
     return cache, {n: e for n, (e, _) in res.items() if e}
@@ -330,12 +343,35 @@ def read_sidebar(nbs, names):
     problems += [f'{n} is listed {listed.count(n)} times' for n in sorted(set(listed)) if listed.count(n) > 1]
     rest = [n for n in sorted(names) if n not in listed]
     problems += [f'{n} is not listed' for n in rest]
+    problems += folder_problems(groups)
     if rest: groups.append(('More', rest))
     out, done = [], set()
     for sec, g in groups:
         g = [n for n in g if not (n in done or done.add(n))]
         if g: out.append((sec, g))
     return out, texts, problems
+
+
+def folder_problems(groups):
+    """With notebooks in part folders of nbs/, the sidebar's sections are the folders: each section lists the
+    notebooks of one folder, no two sections share a folder, and only top-level notebooks (index.ipynb) stand
+    outside a section. A flat nbs/ (no folders) is not constrained."""
+    folder = lambda n: Path(n).parent.as_posix()
+    if all(folder(n) == '.' for _, g in groups for n in g): return []
+    problems, seen = [], {}
+    for sec, g in groups:
+        fs = sorted({folder(n) for n in g})
+        if sec is None:
+            problems += [f"{n} stands outside a section: put it in the section of its folder '{folder(n)}'"
+                         for n in g if folder(n) != '.']
+            continue
+        if len(fs) > 1:
+            problems.append(f"section '{sec}' mixes the folders {', '.join(fs)}: a section lists one part folder")
+        for f in fs:
+            if f == '.': problems.append(f"section '{sec}' lists a top-level notebook: only part folders are sections")
+            elif f in seen: problems.append(f"folder '{f}' is split between the sections '{seen[f]}' and '{sec}'")
+            else: seen[f] = sec
+    return problems
 
 
 # ---------------------------------------------------------------- (3) pandoc
@@ -379,13 +415,13 @@ TEMPLATE = r'''<!DOCTYPE html>
 <meta name="generator" content="tools/build_docs.py (pandoc)">
 <title>$pagetitle$ – $sitetitle$</title>
 <link rel="icon" href="data:,">
-<link rel="stylesheet" href="site.css">
+<link rel="stylesheet" href="$root$site.css">
 <style>
 $highlighting-css$
 </style>
 </head>
 <body>
-<header class="topbar"><a class="brand" href="index.html">$sitetitle$</a><span class="tagline">$tagline$</span>
+<header class="topbar"><a class="brand" href="$root$index.html">$sitetitle$</a><span class="tagline">$tagline$</span>
 <nav class="toplinks">$toplinks$</nav></header>
 <div class="layout">
 <nav class="sidebar" aria-label="Pages">
@@ -451,14 +487,25 @@ math[display="block"] { display:block math; margin:1rem 0; overflow-x:auto; over
 '''
 
 
+def page_href(target, page):
+    "Link from page `page` to page `target` (both paths under _docs/, e.g. 'theory/stage2.html')."
+    return os.path.relpath(target, start=os.path.dirname(page) or '.').replace(os.sep, '/')
+
 def sidebar_html(groups, texts, titles_html, out_names, current):
     h = ['<ul>']
+    here = out_names[current]
     for sec, names in groups:
         if sec: h.append(f'<li class="section">{html.escape(sec)}</li>')
         for n in names:
             cls = ' class="active" aria-current="page"' if n == current else ''
-            h.append(f'<li><a href="{out_names[n]}"{cls}>{html.escape(texts[n]) if n in texts else titles_html[n]}</a></li>')
+            h.append(f'<li><a href="{page_href(out_names[n], here)}"{cls}>'
+                     f'{html.escape(texts[n]) if n in texts else titles_html[n]}</a></li>')
     return '\n'.join(h + ['</ul>'])
+
+def out_names_of(fms, names):
+    """Page of each notebook under _docs/: its folder under nbs/ and nbdev's output-file (the name without its
+    order prefix), as nbdev's doc links (_modidx.py) expect: 'theory/03b_stage2.ipynb' -> 'theory/stage2.html'."""
+    return {n: (Path(n).parent/(fms[n].get('output-file') or (Path(n).stem + '.html'))).as_posix() for n in names}
 
 
 def build_site(cache, nbs, docs, names, clean=True):
@@ -467,7 +514,7 @@ def build_site(cache, nbs, docs, names, clean=True):
     doc_base = _doc_base()
     nbs_ = {n: json.loads((cache/n).read_text(encoding='utf-8')) for n in names}
     fms = {n: frontmatter(nb) for n, nb in nbs_.items()}
-    out_names = {n: fms[n].get('output-file') or (Path(n).stem + '.html') for n in names}
+    out_names = out_names_of(fms, names)
     titles = {n: str(fms[n].get('title') or Path(n).stem) for n in names}
     groups, texts, _ = read_sidebar(nbs, set(names))   # checked against nbs/ in main(), before any work
     order = [n for _, g in groups for n in g]
@@ -486,19 +533,20 @@ def build_site(cache, nbs, docs, names, clean=True):
         out = out_names[n]
         stem = Path(out).stem
         page = Page(nbs_[n], n, out, f'{stem}_files')
+        here = (nbs/n).parent      # links of a notebook are relative to its folder; its page mirrors that folder
 
-        def fix(t, _n=n):
-            if t.startswith(doc_base): return t[len(doc_base):] or 'index.html'
+        def fix(t, _n=n, _out=out, _here=here):
+            if t.startswith(doc_base): return page_href(t[len(doc_base):] or 'index.html', _out)
             if not _is_local(t): return t
             path, _, frag = t.partition('#')
-            if path.endswith('.ipynb'):
-                tgt = Path(path).name
-                if tgt in out_names: return out_names[tgt] + ('#' + frag if frag else '')
-                return git_blob + os.path.normpath('nbs/' + path)
             if path.startswith(f'{stem}_files/') or not path: return t
-            src = (nbs/path).resolve()
+            src = Path(os.path.normpath((_here/path).resolve()))
+            if path.endswith('.ipynb'):
+                tgt = src.relative_to(nbs.resolve()).as_posix() if src.is_relative_to(nbs.resolve()) else None
+                if tgt in out_names: return page_href(out_names[tgt], _out) + ('#' + frag if frag else '')
+                return git_blob + os.path.relpath(src, ROOT) + ('#' + frag if frag else '')
             if src.is_relative_to(nbs.resolve()):
-                page.local_refs.add(path)
+                page.local_refs.add(src.relative_to(nbs.resolve()).as_posix())
                 return t
             rel = os.path.relpath(src, ROOT)
             return git_blob + rel + ('#' + frag if frag else '') if src.exists() else t
@@ -509,21 +557,25 @@ def build_site(cache, nbs, docs, names, clean=True):
         if fms[n].get('description'): meta['description'] = str(fms[n]['description'])
         md = '---\n' + yaml.safe_dump(meta, allow_unicode=True) + '---\n\n' + md
         i = order.index(n)
-        prev_ = f'<a href="{out_names[order[i-1]]}">← {titles_html[order[i-1]]}</a>' if i > 0 else '<span></span>'
-        next_ = f'<a href="{out_names[order[i+1]]}">{titles_html[order[i+1]]} →</a>' if i + 1 < len(order) else '<span></span>'
+        prev_ = (f'<a href="{page_href(out_names[order[i-1]], out)}">← {titles_html[order[i-1]]}</a>' if i > 0
+                 else '<span></span>')
+        next_ = (f'<a href="{page_href(out_names[order[i+1]], out)}">{titles_html[order[i+1]]} →</a>'
+                 if i + 1 < len(order) else '<span></span>')
+        root = '../' * out.count('/') or './'      # the site's root (site.css, index.html) from this page
         footer = (f'Rendered from <a href="{git_blob}nbs/{n}"><code>nbs/{n}</code></a> by <code>tools/build_docs.py</code>. '
                   'Statements of Lemma 4.1, Theorem 4.3, Assumption 1 and eq. (15) are this package\'s reconstructions; see the overview.')
         args = ['-t', 'html5', '-s', '--template', str(tpl), '--mathml', '--toc', '--toc-depth=3',
                 '--syntax-highlighting=pygments', '--wrap=none',
                 '-V', f'sitetitle={cfg.title}', '-V', 'tagline=Attention with trained embeddings provably selects important tokens',
                 '-V', f'toplinks={toplinks}', '-V', f'sidebar={sidebar_html(groups, texts, titles_html, out_names, n)}',
-                '-V', f'pager={prev_}{next_}', '-V', f'footer={footer}']
+                '-V', f'pager={prev_}{next_}', '-V', f'footer={footer}', '-V', f'root={root}']
         page_html, warn = run_pandoc(md, args)
         for w in warn.splitlines():
             if w.strip(): problems.append(f'{n}: {w.strip()}')
+        (docs/out).parent.mkdir(parents=True, exist_ok=True)
         (docs/out).write_text(page_html, encoding='utf-8')
         if page.images:
-            d = docs/f'{stem}_files'; d.mkdir(parents=True, exist_ok=True)
+            d = (docs/out).parent/f'{stem}_files'; d.mkdir(parents=True, exist_ok=True)
             for fname, data in page.images.items(): (d/fname).write_bytes(data)
         for ref in sorted(page.local_refs):
             src = nbs/ref
@@ -545,12 +597,21 @@ def readme_markdown(cache, names):
     nb = json.loads((cache/n).read_text(encoding='utf-8'))
     fm = frontmatter(nb)
     page = Page(nb, n, 'README.md', '', mode='readme')
+    nbs_rel = Path(cfg.nbs_path).relative_to(ROOT).as_posix()
+    outs = out_names_of({m: frontmatter(json.loads((cache/m).read_text(encoding='utf-8'))) for m in names}, names)
+    notebook_of = {o: m for m, o in outs.items()}
+    doc_base = _doc_base()
 
     def fix(t):
+        # nbdev's links to symbols point at the published site (doc_host): README links the notebook instead,
+        # relative, so that it works on any clone and host
+        if t.startswith(doc_base):
+            pg = t[len(doc_base):].partition('#')[0] or 'index.html'
+            return f'{nbs_rel}/{notebook_of[pg]}' if pg in notebook_of else t
         if not _is_local(t): return t
         path, _, frag = t.partition('#')
         if not path: return t
-        return os.path.normpath(os.path.join(Path(cfg.nbs_path).relative_to(ROOT).as_posix(), path)) + ('#' + frag if frag else '')
+        return os.path.normpath(os.path.join(nbs_rel, path)) + ('#' + frag if frag else '')
 
     body = rewrite_links(page.markdown(), fix)
     head = f"# {fm.get('title', cfg.title)}\n\n"
@@ -575,11 +636,11 @@ def main():
     cfg = _cfg()
     nbs, docs = Path(cfg.nbs_path), Path(cfg.doc_path)
     files = source_notebooks(nbs)
-    _, _, problems = read_sidebar(nbs, {f.name for f in files})
+    _, _, problems = read_sidebar(nbs, {nb_key(f, nbs) for f in files})
     if problems:
         sys.exit('nbs/sidebar.yml is the one list of pages (this site and nbdev_preview both take theirs from it) '
                  'and does not match the notebooks in nbs/:\n  ' + '\n  '.join(problems) + '\nFix: list every notebook of nbs/ '
-                 'in nbs/sidebar.yml exactly once, under the section it belongs to, and drop entries of renamed or deleted notebooks.')
+                 'in nbs/sidebar.yml exactly once (by its path under nbs/), under the section of its part folder, and drop entries of renamed or deleted notebooks.')
     EXEC_DIR.mkdir(exist_ok=True)
     failed = execute_all(files, EXEC_DIR, a.n_workers, a.force)
     t1 = time.time()
@@ -591,7 +652,7 @@ def main():
         print(f'nbdev could not process {n} (nbdev_preview would fail the same way), so it has no page:\n  '
               + '\n  '.join(e.splitlines()) + '\n  (nbdev runs every cell that contains an import, even one inside a function, '
               'without the cells before it, to render show_doc: keep imports in cells of their own; see the nbdev FAQ)', file=sys.stderr)
-    names = [f.name for f in files if f.name not in proc_errs]
+    names = [k for f in files if (k := nb_key(f, nbs)) not in proc_errs]
     manifest, missing, problems = build_site(cache, nbs, docs, names)
     readme = readme_markdown(cache, names)
     rp = ROOT/'README.md'

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parents[1]
+# notebooks by their path under nbs/ (a part folder included, e.g. 'theory/03b_gd_p.ipynb')
 KEY_PAGES = {'index.ipynb': 'overview', '02_one_step.ipynb': 'lemma-4.1', '03b_gd_p.ipynb': 'theorem-4.3'}
 CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                 '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -243,7 +244,7 @@ def main():
                     png = cdp.send('Page.captureScreenshot', {'format': 'png'}, session=s)['data']
                     (out/f'{label}-figure.png').write_bytes(base64.b64decode(png)); shots += f', {label}-figure.png'
             status = 'FAIL' if probs else 'ok  '
-            print(f"{status} {page:24s} {res['math']:4d} math, {len(res['images']):2d} images{shots}")
+            print(f"{status} {page:32s} {res['math']:4d} math, {len(res['images']):2d} images{shots}")
             for p_ in probs: print(f'       {p_}')
             failures += [f'{page}: {p_}' for p_ in probs]
     finally:
