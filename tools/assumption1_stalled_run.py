@@ -1,13 +1,13 @@
-"""The stalled Assumption-1 run of nbs/03c_theory.ipynb with the current default, the selection p reached, and the premises
-of Theorem 4.3 and of the rebuttal's statement (1) checked on it (attn_tokens.beyond.run_verdicts).
+"""The stalled Assumption-1 run of nbs/theory/03c_protocol.ipynb with the current default, the selection p reached, and the premises
+of Theorem 4.3 and of the rebuttal's statement (1) checked on it (attn_tokens.theory.beyond.run_verdicts).
 Usage: python tools/assumption1_stalled_run.py > nbs/measured/assumption1_stalled.json
 (It was called counterexample.json; the run is not a counterexample: its premises are checked in the file.)"""
 import json, torch, time
 torch.set_num_threads(1)
-from attn_tokens.generators import make_assumption1
-from attn_tokens.theory import run_protocol
-from attn_tokens.beyond import run_verdicts
-from attn_tokens.files import json_safe
+from attn_tokens.data.generators import make_assumption1
+from attn_tokens.theory.protocol import run_protocol
+from attn_tokens.theory.beyond import run_verdicts
+from attn_tokens.infra.files import json_safe
 data = make_assumption1(n=2000, n_relevant=10, n_irrelevant=100, T=32, seed=0)
 c0 = time.process_time(); res = run_protocol(data.tokens, data.labels, d=128, seed=1); S = res.summary()
 print(json.dumps(json_safe(dict(

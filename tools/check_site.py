@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parents[1]
 # notebooks by their path under nbs/ (a part folder included, e.g. 'theory/03b_gd_p.ipynb')
-KEY_PAGES = {'index.ipynb': 'overview', '02_one_step.ipynb': 'lemma-4.1', '03b_gd_p.ipynb': 'theorem-4.3'}
+KEY_PAGES = {'index.ipynb': 'overview', 'theory/02_stage1.ipynb': 'lemma-4.1', 'theory/03b_stage2.ipynb': 'theorem-4.3'}
 CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
                 '--disable-background-networking', '--disable-component-update', '--disable-sync',
                 '--disable-dev-shm-usage', '--hide-scrollbars', '--mute-audio', '--remote-debugging-pipe']

@@ -3,7 +3,7 @@ two-stage protocol (`run_protocol`, the defaults of `attn-tokens theory`) that r
 grows, over init seeds, at two stage-1 rules: eta0 = 1.2 x the exact threshold (the package's rule) and 3 x it (fixed
 before any run: the dependence on eta0). Per run: the ending and whether the premises of Theorem 4.3 as the package
 states them hold. Written to OUT.json after every run (atomically); a rerun with the same OUT resumes.
-Usage: python tools/d_sweep.py OUT.json [--quick] [--workers 2]   (read by nbs/03f_large_d.ipynb, which draws the figure)"""
+Usage: python tools/d_sweep.py OUT.json [--quick] [--workers 2]   (read by nbs/theory/03f_large_d.ipynb, which draws the figure)"""
 import argparse, json, math, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import multiprocessing as mp
@@ -28,10 +28,10 @@ def run_one(task):
     "One run: (key, record)."
     shape, d, factor, seed = task
     torch.set_num_threads(1)
-    from attn_tokens import core
-    from attn_tokens.beyond import sequence_mass
-    from attn_tokens.generators import make_assumption1
-    from attn_tokens.theory import run_protocol
+    from attn_tokens.engine import core
+    from attn_tokens.theory.beyond import sequence_mass
+    from attn_tokens.data.generators import make_assumption1
+    from attn_tokens.theory.protocol import run_protocol
     data = make_assumption1(seed=0, **SHAPES[shape])
     rec = dict(shape=shape, d=d, eta0_factor=factor, seed=seed, n=len(data.labels), V=data.V, T=SHAPES[shape]['T'])
     t0, c0 = time.time(), time.process_time()
@@ -65,7 +65,7 @@ def tasks(quick):
     return [(shape, d, factor, seed) for shape in SHAPES for factor in FACTORS for seed in seeds for d in ds]
 
 def save(out, runs, meta):
-    from attn_tokens.files import write_json
+    from attn_tokens.infra.files import write_json
     write_json(out, dict(meta=meta, runs=runs))
 
 def main():

@@ -1,9 +1,9 @@
-"""The table of nbs/03c_theory.ipynb ("where the default works"), measured with the monotone default (momentum 0.9,
+"""The table of nbs/theory/03c_protocol.ipynb ("where the default works"), measured with the monotone default (momentum 0.9,
 step_growth 2) instead of typed by hand. Usage: python tools/eta0_table.py OUT.json"""
 import json, sys, time
 import numpy as np, torch
-from attn_tokens.generators import make_assumption1
-from attn_tokens.theory import run_protocol
+from attn_tokens.data.generators import make_assumption1
+from attn_tokens.theory.protocol import run_protocol
 
 CONFIGS = [(200, 4, 20, 8, 64), (1000, 6, 50, 12, 64), (2000, 10, 200, 16, 64), (2000, 10, 100, 32, 128),
            (5000, 20, 500, 32, 128), (5000, 20, 500, 32, 1024)]

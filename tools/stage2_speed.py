@@ -1,14 +1,14 @@
 """Done-when study of issue 14 (stage 2 speed): the default `run_protocol` (= `attn-tokens theory` defaults) on
 make_multi_relevant data, against two slow references from the same E(1) and v: the flow integrated 100x more tightly
 with every step capped at 0.05 in every score, run until every sequence has decided, and explicit score-capped GD.
-Usage: python tools/stage2_speed.py OUT.json [--quick] [--extra]   (numbers saved for nbs/03c_theory.ipynb)
+Usage: python tools/stage2_speed.py OUT.json [--quick] [--extra]   (numbers saved for nbs/theory/03c_protocol.ipynb)
 --extra: other seeds, sizes and sequence lengths instead of the 12 main configurations."""
 import json, math, sys, time, platform
 import numpy as np, torch
-from attn_tokens.generators import make_multi_relevant
-from attn_tokens.theory import run_protocol
-from attn_tokens.gd_p import gd_p
-from attn_tokens.max_margin import token_ids
+from attn_tokens.data.generators import make_multi_relevant
+from attn_tokens.theory.protocol import run_protocol
+from attn_tokens.theory.stage2 import gd_p
+from attn_tokens.theory.max_margin import token_ids
 
 def top_token(E, p, tokens):
     "Per sequence: the token with the largest score E p, and its gap to the next different token."

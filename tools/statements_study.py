@@ -1,12 +1,12 @@
 """Which selection stage 2 makes with several relevant tokens per sequence, and the rebuttal's two statements (issue 14
-item 2). Usage: python tools/statements_study.py OUT.json [--quick]   (numbers saved for nbs/03c_theory.ipynb)"""
+item 2). Usage: python tools/statements_study.py OUT.json [--quick]   (numbers saved for nbs/theory/03c_protocol.ipynb)"""
 import json, sys, time
 import numpy as np, torch
-from attn_tokens import core
-from attn_tokens.generators import make_multi_relevant
-from attn_tokens.theory import run_protocol, reached_selection, tie_scores
-from attn_tokens.gd_p import gd_p
-from attn_tokens.max_margin import selection, constraint_pairs, max_margin, max_margin_sets
+from attn_tokens.engine import core
+from attn_tokens.data.generators import make_multi_relevant
+from attn_tokens.theory.protocol import run_protocol, reached_selection, tie_scores
+from attn_tokens.theory.stage2 import gd_p
+from attn_tokens.theory.max_margin import selection, constraint_pairs, max_margin, max_margin_sets
 
 def tied_run(n, d, seed, steps=3000):
     "Tied groups {0,1},{2,3},... of relevant tokens, scores tied exactly after stage 1; the score-capped stage-2 schedule from p = 0."

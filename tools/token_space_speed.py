@@ -1,18 +1,18 @@
 """Issue 20, deliverable 6: time per stage-2 flow step against d, with the d x d Hessian (eigh) and in the token space
-(`attn_tokens.token_space.RowSpace`), and `attn-tokens theory` end to end at large d.
-Usage: python tools/token_space_speed.py OUT.json [--quick]   (read by nbs/03e_token_space.ipynb)
+(`attn_tokens.theory.token_space.RowSpace`), and `attn-tokens theory` end to end at large d.
+Usage: python tools/token_space_speed.py OUT.json [--quick]   (read by nbs/theory/03e_token_space.ipynb)
 Data: make_assumption1(n=300, n_relevant=10, n_irrelevant=60, T=8, seed=0) (V = 70), E(1) after one stage-1 step with
 eta0 = 1.2 x the exact threshold (init seed 0); the step is timed at p after 20 flow steps (the default flow_tol)."""
 import json, math, os, platform, subprocess, sys, tempfile, time
 import numpy as np, torch
-from attn_tokens.core import TokenBatch, init_params
-from attn_tokens.data import save_tokens
-from attn_tokens.eta0 import eta0_exact_threshold
-from attn_tokens.generators import make_assumption1
-from attn_tokens.gd_p import FlowStep, _exp_euler, excess_loss, gd_p, p_hessian, p_loss_and_grad
-from attn_tokens.max_margin import selection
-from attn_tokens.one_step import stage1_step
-from attn_tokens.token_space import RowSpace
+from attn_tokens.engine.core import TokenBatch, init_params
+from attn_tokens.data.tokens import save_tokens
+from attn_tokens.theory.eta0 import eta0_exact_threshold
+from attn_tokens.data.generators import make_assumption1
+from attn_tokens.theory.stage2 import FlowStep, _exp_euler, excess_loss, gd_p, p_hessian, p_loss_and_grad
+from attn_tokens.theory.max_margin import selection
+from attn_tokens.theory.stage1 import stage1_step
+from attn_tokens.theory.token_space import RowSpace
 
 def load(): return os.getloadavg()[0]
 

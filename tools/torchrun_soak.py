@@ -1,4 +1,4 @@
-"""Soak test of the torchrun runs of nbs/11_distributed.ipynb (issue 23, item 1): run, many times in a row and each next to
+"""Soak test of the torchrun runs of nbs/engine/11_distributed.ipynb (issue 23, item 1): run, many times in a row and each next to
 CPU-bound competitors, (a) the notebook's torchrun training test (its `TRAIN` script, 2 processes) and (b)
 `torchrun --nproc_per_node 2 -m attn_tokens.cli reproduce --quick --only synthetic --out DIR`; print every run's exit
 status (and the signal that ended a rank, e.g. SIGABRT) and a summary line; with --json, write the counts and commands.
@@ -7,7 +7,7 @@ import argparse, json, os, platform, re, signal, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-NB = ROOT/'nbs'/'11_distributed.ipynb'
+NB = ROOT/'nbs'/'engine/11_distributed.ipynb'
 REPRO = ['reproduce', '--quick', '--only', 'synthetic', '--threads', '1', '--out']
 
 def train_script():
@@ -29,8 +29,8 @@ def problem():
     return tokens, torch.randint(0, 2, (n,), generator=g)
 
 def torchrun(args, env):
-    "One `torchrun --nproc_per_node 2` on 127.0.0.1 (attn_tokens.distributed.launch): (exit status, stderr)."
-    from attn_tokens.distributed import launch
+    "One `torchrun --nproc_per_node 2` on 127.0.0.1 (attn_tokens.engine.distributed.launch): (exit status, stderr)."
+    from attn_tokens.engine.distributed import launch
     r = launch(args, 2, env=env, capture_output=True, text=True, timeout=900)
     return r.returncode, r.stderr
 
@@ -58,7 +58,7 @@ def verdict(rc, err):
     what = 'terminate called' if 'terminate called' in err else ('traceback' if 'Traceback' in err else 'failed')
     return f"{what}; torchrun exit {rc}; ranks: {sig[:4]}"
 
-CMD = {'train': "the torchrun training test of nbs/11_distributed.ipynb (its TRAIN script, 2 processes)",
+CMD = {'train': "the torchrun training test of nbs/engine/11_distributed.ipynb (its TRAIN script, 2 processes)",
        'reproduce': 'torchrun --nproc_per_node 2 -m attn_tokens.cli ' + ' '.join(REPRO) + ' DIR'}
 
 def record(path, label, tool, busy, res, **extra):

@@ -3,10 +3,10 @@
 split): range, and tokens per bin of the rebuttal's own bins (`paper.axis_fill`). Data only: no model is trained.
 Usage: ATTN_TOKENS_DATA=<data> python tools/yelp_axes.py OUT.json"""
 import sys
-from attn_tokens import files
-from attn_tokens.experiments import ExpConfig
-from attn_tokens.real_data import load_real, data_label
-from attn_tokens.extensions import MULTI_DATA, YELP4, four_classes, yelp4_axes
+from attn_tokens.infra import files
+from attn_tokens.experiments.framework import ExpConfig
+from attn_tokens.experiments.real_data import load_real, data_label
+from attn_tokens.experiments.extensions import MULTI_DATA, YELP4, four_classes, yelp4_axes
 
 if __name__ == '__main__':
     out, rows = sys.argv[1], []
