@@ -262,7 +262,7 @@ class TokenBatch:
 
     @classmethod
     def from_checked(cls, tokens, labels, V, growth=0.25, block_size=2**17):
-        "`make` for tokens (int64 tensor) and labels already checked by `check_tokens` (e.g. by `TokenSet.make`): no second check."
+        "`make` for tokens (int64 tensor) and labels already checked by `check_tokens` (e.g. by TokenSet.make): no second check."
         return cls._layout(tokens, labels, V, _kernel_rows(tokens, V), growth, block_size)
 
     @classmethod

@@ -63,7 +63,7 @@ def _a1_reason(c):
 
 # %% ../../nbs/theory/03_max_margin.ipynb #5c1d7e3b
 def relevant_tokens(tokens, labels, V):
-    "Boolean (V,): tokens that occur with one label only (completely positive or negative); `TokenSet.relevant`."
+    "Boolean (V,): tokens that occur with one label only (completely positive or negative); TokenSet.relevant."
     return TokenSet.make(tokens, labels, V).relevant
 
 def check_assumption1(tokens, labels, V, u=None):
