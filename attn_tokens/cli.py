@@ -6,7 +6,7 @@
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/infra/09_cli.ipynb #9e4d2bb6
-import argparse, contextlib, importlib, io, math, os, signal, subprocess, sys, threading
+import argparse, contextlib, importlib, io, os, signal, subprocess, sys, threading
 
 # %% ../nbs/infra/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {

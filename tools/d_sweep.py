@@ -4,17 +4,18 @@ grows, over init seeds, at two stage-1 rules: eta0 = 1.2 x the exact threshold (
 before any run: the dependence on eta0). Per run: the ending and whether the premises of Theorem 4.3 as the package
 states them hold. Written to OUT.json after every run (atomically); a rerun with the same OUT resumes.
 Usage: python tools/d_sweep.py OUT.json [--quick] [--workers 2]   (read by nbs/theory/03f_large_d.ipynb, which draws the figure)"""
-import argparse, json, math, os, sys, time
+import argparse, json, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import multiprocessing as mp
-import numpy as np, torch
+import torch
 
 SHAPES = {   # name: make_assumption1 arguments (data seed 0 for every run: the token set is fixed, the init seed varies)
     'n300_V70_T8': dict(n=300, n_relevant=10, n_irrelevant=60, T=8),
     'n2000_V110_T32 (counterexample)': dict(n=2000, n_relevant=10, n_irrelevant=100, T=32),   # tools/counterexample_run.py's set
 }
 DS, FACTORS, SEEDS = (32, 128, 512, 2048, 8192), (1.2, 3.), range(10)
-REACHED = 1e-3        # cos >= 0.999: the package's convergence threshold (ProtocolResult.diagnosis)
+from attn_tokens.theory.max_margin import COS_CONVERGED
+REACHED = 1 - COS_CONVERGED   # the package's one convergence threshold (cos >= 0.999)
 
 def ending(S, one_class):
     "The kind of ending of a run: 'argmax', 'other_selection', 'one_class', 'unfinished' or the diagnosis."

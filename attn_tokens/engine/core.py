@@ -9,7 +9,7 @@ __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels',
            'OneLayerLoss', 'OneLayerAttention', 'sparse_loss_and_grads', 'gd_step']
 
 # %% ../../nbs/engine/00_core.ipynb #e738fd8a
-import math, numbers, operator, threading
+import math, numbers, threading
 from dataclasses import dataclass
 import numpy as np
 import torch
@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from tqdm.auto import tqdm
 from ..infra import checks, guards
 from . import kernel
-from ..infra.checks import check_int, check_positive
+from ..infra.checks import check_positive
 
 # %% ../../nbs/engine/00_core.ipynb #7bb91a3d
 def _err(msg): raise ValueError(msg)

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 import attn_tokens
 from ..infra import files
-from ..infra.checks import positive_int, seed_int, threads_int
+from ..infra.checks import seed_int, threads_int
 from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics

@@ -54,8 +54,8 @@ def _check_fields(c):
     if not (callable(c.optimizer) or (isinstance(c.optimizer, str) and c.optimizer in OPTIMIZERS)):
         raise ValueError(f"optimizer={c.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient descent) or a callable params -> torch.optim.Optimizer")
     checks.check_number('lr', c.lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
-    core.check_int('steps', c.steps, 0, ': the number of optimizer steps, e.g. steps=200')
-    if c.batch_size is not None: core.check_int('batch_size', c.batch_size, 1, '; use None (full batch) or a number of sequences')
+    checks.check_int('steps', c.steps, 0, ': the number of optimizer steps, e.g. steps=200')
+    if c.batch_size is not None: checks.check_int('batch_size', c.batch_size, 1, '; use None (full batch) or a number of sequences')
     b = c.betas
     if not (isinstance(b, (tuple, list)) and len(b) == 2): raise ValueError(f"betas = {b!r} must be two numbers in [0, 1), e.g. (0.9, 0.999)")
     for k, x in zip(('betas[0]', 'betas[1]'), b): checks.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
@@ -63,12 +63,12 @@ def _check_fields(c):
     if c.trainable is not None and (isinstance(c.trainable, (str, bytes)) or not all(isinstance(k, str) for k in c.trainable)):
         raise ValueError(f"trainable = {c.trainable!r} must be a tuple of parameter names, e.g. ('p', 'v'), or None (all)")
     checks.check_number('val_frac', c.val_frac, 0, 1, hi_open=True, fix=' (0: no validation split)')
-    if c.patience is not None: core.check_int('patience', c.patience, 1, '; or None to never stop early')
-    core.check_int('eval_every', c.eval_every, 1, ': steps between evaluations')
+    if c.patience is not None: checks.check_int('patience', c.patience, 1, '; or None to never stop early')
+    checks.check_int('eval_every', c.eval_every, 1, ': steps between evaluations')
     checks.check_seed('seed', c.seed)
     if c.ckpt is not None and (not isinstance(c.ckpt, (str, os.PathLike)) or not os.fspath(c.ckpt)):
         raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no checkpoints")
-    core.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
+    checks.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
     for k in ('tol', 'grad_tol'):
         if getattr(c, k) is not None: core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
     for k in ('progress', 'keep_last'): checks.check_bool(k, getattr(c, k))

@@ -7,7 +7,7 @@ __all__ = ['MEMORY_ENV', 'NotEnoughMemoryError', 'fmt_bytes', 'parse_bytes', 'av
            'training_bytes', 'batch_bytes', 'check_model_memory', 'fingerprint', 'check_device', 'DeviceChecked']
 
 # %% ../../nbs/infra/00d_guards.ipynb #73cf073b
-import hashlib, math, numbers, operator, os, re
+import hashlib, math, os, re
 from pathlib import Path
 import numpy as np
 import torch

@@ -8,7 +8,6 @@ __all__ = ['eta0_threshold', 'eta0_exact_threshold']
 # %% ../../nbs/theory/03a_eta0.ipynb #11096b6b
 import math
 import torch
-from ..engine import core
 from .stage1 import one_step_coef
 from ..data.tokenset import TokenSet
 

@@ -14,10 +14,10 @@ import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, save_npz
 from ..infra.checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params, check_int, check_params, from_args,
-                     param, positive_int, same_as, threads_int)
+                     param, same_as, threads_int)
 from .stage1 import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
-                                    selection, selection_sets, max_margin_sets, relevant_tokens,
+                                    selection, selection_sets, max_margin_sets,
                                     COS_CONVERGED)
 from .stage2 import SCORE_CAP, GDHistory, Stage2Config, p_loss_and_grad, stage2
 from ..data.tokenset import TokenSet
