@@ -14,7 +14,8 @@ from ..infra import guards
 from . import kernel
 from ..infra.checks import SEED_MAX, positive_int, seed_int
 from ..infra.files import check_output, write_json
-from .core import TokenBatch, OneLayerAttention, attention_pool, gd_step, loss_and_grads, reference_loss_and_grads
+from .core import TokenBatch, attention_pool, gd_step, loss_and_grads, reference_loss_and_grads
+from .models import OneLayerAttention
 
 # %% ../../nbs/engine/07_bench.ipynb #aa8dcb32
 @dataclass

@@ -6,7 +6,7 @@
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels', 'signed_labels', 'softplus', 'loss_fn',
            'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward', 'uz_loss_and_grads',
            'init_params', 'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads', 'attention_pool',
-           'OneLayerLoss', 'OneLayerAttention', 'sparse_loss_and_grads', 'gd_step']
+           'OneLayerLoss', 'sparse_loss_and_grads', 'gd_step']
 
 # %% ../../nbs/engine/00_core.ipynb #e738fd8a
 import math, numbers, threading
@@ -15,7 +15,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
-from ..infra import checks, guards
+from ..infra import guards
 from . import kernel
 from ..infra.checks import check_positive
 
@@ -526,7 +526,6 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
 
 # %% ../../nbs/engine/00_core.ipynb #b7b8d82e
 import warnings
-from torch import nn
 from torch.autograd.function import once_differentiable
 
 # %% ../../nbs/engine/00_core.ipynb #d4e66d82
@@ -614,66 +613,6 @@ class OneLayerLoss(torch.autograd.Function):
     @once_differentiable
     def backward(ctx, go):                                    # None for every input after (E, p, v), in subclasses too
         return (*(g if go == 1 else go * g for g in ctx.saved_tensors), *(None,) * (len(ctx.needs_input_grad) - 3))
-
-class _UZLoss(torch.autograd.Function):
-    "The mean loss as a function of u = E v and z = E p (E frozen): backward (g_u, g_z) from `uz_loss_and_grads`, no V x d gradient."
-    @staticmethod
-    def forward(ctx, u, z, tb, labels, backend):
-        loss, gu, gz = uz_loss_and_grads(u, z, tb, labels, backend)
-        ctx.save_for_backward(gu, gz)
-        return loss
-
-    @staticmethod
-    @once_differentiable
-    def backward(ctx, go):
-        return (*(go * g for g in ctx.saved_tensors), None, None, None)
-
-class OneLayerAttention(guards.DeviceChecked, nn.Module):
-    "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
-    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto', sparse=False):
-        super().__init__()
-        if head not in ('linear', 'mlp'): _err(f"head must be 'linear' or 'mlp', got {head!r}")
-        if sparse not in (False, True) or (sparse and head != 'linear'):
-            _err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for torch.optim.SparseAdam; linear head only) or False")
-        if backend not in BACKENDS: _err(f"backend={backend!r}: use one of {BACKENDS}")
-        g = torch.Generator().manual_seed(checks.check_seed('seed', seed) % 2**64)
-        E, p, v = init_params(V, d, n_classes, dtype=dtype, generator=g)
-        self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
-        self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
-        self._grads = _Pool()  # dE buffers reused across steps (see "Buffers that are reused")
-        if head == 'mlp':     # W ~ N(0, 2/d), drawn from the same generator after (E, p, v); b = 0
-            self.W = nn.Parameter(torch.randn(d, d, generator=g, dtype=dtype) * math.sqrt(2 / d))
-            self.b = nn.Parameter(torch.zeros(d, dtype=dtype))
-
-    def prepare(self, tokens, labels=None):
-        "A `TokenBatch` of `tokens` for this model: prepare once, reuse in every step."
-        return _as_batch(tokens, labels, self.V, self.n_classes, device=self.E.device)
-
-    def _readout(self, h):
-        v = self.v
-        return h @ v if v.ndim == 1 else h @ v.T
-
-    def forward(self, batch):
-        "Logits (n,) or (n, K); differentiable when gradients are on (through `attention_pool`), else the engine's forward."
-        tb = self.prepare(batch)
-        if self.head == 'mlp': return self._readout(torch.relu(attention_pool(self.E, self.p, tb) @ self.W.T + self.b))
-        if torch.is_grad_enabled() and any(t.requires_grad for t in (self.E, self.p, self.v)):
-            return self._readout(attention_pool(self.E, self.p, tb))
-        return forward(self.E, self.p, self.v, tb, self.backend)
-
-    def loss(self, batch, labels):
-        "Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the engine's cost, E frozen: no V x d gradient."
-        tb = self.prepare(batch, labels)
-        if self.head == 'mlp' or not torch.is_grad_enabled(): return loss_fn(self.forward(tb), labels)
-        if not self.E.requires_grad:
-            return _UZLoss.apply(self._readout(self.E), self.E @ self.p, tb, labels, self.backend)
-        if self.sparse: return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, None, True)
-        return OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, self._grads.get(self.E))
-
-    @torch.no_grad()
-    def scores(self):
-        "Per-token E_s^T v (V,) or (V, K), and E_s^T p (V,): the quantities the figures plot."
-        return {'v': self._readout(self.E), 'p': self.E @ self.p}
 
 # %% ../../nbs/engine/00_core.ipynb #7d2b9e41
 def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):

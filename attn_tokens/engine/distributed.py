@@ -14,7 +14,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 from torch import nn
-from . import core
+from . import core, models
 
 # %% ../../nbs/engine/11_distributed.ipynb #52f20e0c
 _DTYPES = (torch.float64, torch.float32, torch.float16, torch.bfloat16)
@@ -230,11 +230,11 @@ def broadcast_parameters(module):
 
 # %% ../../nbs/engine/11_distributed.ipynb #7b0c1a03
 class DataParallel(nn.Module):
-    "A core.OneLayerAttention (linear head) trained data-parallel: the same parameters; `loss` and `evaluate` over every rank's shard."
+    "A models.OneLayerAttention (linear head) trained data-parallel: the same parameters; `loss` and `evaluate` over every rank's shard."
     def __init__(self, model, broadcast=True):
         super().__init__()
-        if not isinstance(model, core.OneLayerAttention) or model.head != 'linear':
-            raise ValueError(f"DataParallel wraps a core.OneLayerAttention with head='linear', got {type(model).__name__}"
+        if not isinstance(model, models.OneLayerAttention) or model.head != 'linear':
+            raise ValueError(f"DataParallel wraps a models.OneLayerAttention with head='linear', got {type(model).__name__}"
                              f"{'' if not hasattr(model, 'head') else f' with head={model.head!r}'}; run other models replicated")
         _world()
         self.inner = [model]                                   # a list: not a submodule, so the parameters keep their names
@@ -284,9 +284,9 @@ def writes():
     return not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0
 
 def auto_wrap(model):
-    "`model` as `train.train` trains it: a DataParallel in a process group of > 1 ranks for a linear-head core.OneLayerAttention, else itself."
+    "`model` as `train.train` trains it: a DataParallel in a process group of > 1 ranks for a linear-head models.OneLayerAttention, else itself."
     if isinstance(model, DataParallel) or not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return model
-    if isinstance(model, core.OneLayerAttention) and model.head == 'linear': return DataParallel(model)
+    if isinstance(model, models.OneLayerAttention) and model.head == 'linear': return DataParallel(model)
     return model
 
 @contextlib.contextmanager

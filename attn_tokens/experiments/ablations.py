@@ -12,7 +12,7 @@ import torch
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #e5ff38e6
 from ..infra import files
-from ..engine.core import OneLayerAttention
+from ..engine.models import OneLayerAttention
 from .train import TrainConfig, train, evaluate
 from .paper import PAPER
 from ..data.stats import token_stats

@@ -10,7 +10,7 @@ import torch
 
 # %% ../../nbs/experiments/05_synthetic.ipynb #0e1993f6
 from ..data import generators
-from ..engine.core import OneLayerAttention
+from ..engine.models import OneLayerAttention
 from .train import TrainConfig
 from .analysis import embedding_report, class_report
 from .framework import ExpConfig, experiment, claim, fit_report
