@@ -230,6 +230,7 @@ class _Block:
         if dtype not in self._cache: self._cache[dtype] = self.bias.to(dtype)
         return self._cache[dtype]
 
+# %% ../../nbs/engine/00_core.ipynb #039c4daa
 class TokenBatch:
     "A validated batch of token sequences, deduplicated, in compressed rows and (built on first use) in length-bucketed blocks."
     def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, counts, max_id, growth=0.25, block_size=2**17):
@@ -487,6 +488,7 @@ def _params(E, p, v, backend):
     H = _head(p, v)
     return (E.detach().contiguous(), H.detach().contiguous(), True) if on_kernel else (E, H, False)
 
+# %% ../../nbs/engine/00_core.ipynb #f65a4b44
 def forward(E, p, v, tokens, backend='auto'):
     "Logits of the model: (n,) for a binary head v of shape (d,), (n, K) for v of shape (K, d)."
     V, d, K = _check_params(E, p, v)
@@ -507,6 +509,7 @@ def attention(E, p, tokens):
     z = z[tokens.clamp(min=0)].masked_fill(tokens < 0, float('-inf'))
     return torch.softmax(z, 1)
 
+# %% ../../nbs/engine/00_core.ipynb #9c45c8d7
 def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     "Mean loss and its gradients (loss, dE, dp, dv), using the rank-2 structure of dE."
     V, d, K = _check_params(E, p, v)
@@ -559,6 +562,7 @@ def _pool_weights(z, tb, c):
     w = s.sub_(m[row]).exp_()                                             # in (0, 1], 1 at the anchor
     return w.div_(w.new_zeros(tb.n).index_add_(0, row, w)[row]), anchor
 
+# %% ../../nbs/engine/00_core.ipynb #39108304
 class _AttentionPool(torch.autograd.Function):
     "h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, as h = S E with S sparse (n, V), with the exact backward derived above."
     @staticmethod
@@ -591,6 +595,7 @@ class _AttentionPool(torch.autograd.Function):
             dE.addr_(gz, p)
         return dE, (E.T @ gz if ctx.needs_input_grad[1] else None), None
 
+# %% ../../nbs/engine/00_core.ipynb #454b2ed0
 def attention_pool(E, p, tokens):
     "The attention output h (n, d), h_i = sum_t softmax(E_{X_i} p)_t E_{x_it}; differentiable in E and p (exact backward, O(nnz d))."
     if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")

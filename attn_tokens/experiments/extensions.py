@@ -246,6 +246,7 @@ def yelp4_axes(data: TokenData) -> dict:
     use = max(SIGNED_WEIGHTS, key=lambda w: sum(f['bins_10'] for f in fill[w].values()))   # ties: the theory's 'share'
     return {'values': ax, 'fill': fill, 'axis': use}
 
+# %% ../../nbs/experiments/08_extensions.ipynb #894aae06
 def _yelp4_report(model, data, path, title):
     "class_report, and raw E_s^T v_2, E_s^T v_4 compared with the rebuttal's tables on its own bins, along the axis `yelp4_axes` picks (the other's agreement as numbers)."
     st = class_report(model, data, path, title)

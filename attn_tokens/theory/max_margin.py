@@ -206,6 +206,7 @@ def set_constraint_pairs(tokens, mask):
                          "such a selection has no direction (z_r - z_s >= 1 and z_s - z_r >= 1); pass a consistent mask")
     return ip, P(eq)
 
+# %% ../../nbs/theory/03_max_margin.ipynb #3250a710
 @dataclass
 class SetMaxMarginResult:
     "Max-margin solution of a selection of token sets: MaxMarginResult of the reduced problem, plus the equality rows."
@@ -224,6 +225,7 @@ class SetMaxMarginResult:
         return (self.mm.summary() + f"; {len(self.eq_pairs)} equalities, max |b^T p| {self.eq_residual:.1e}, "
                 f"stationarity residual {self.stationarity:.1e}")
 
+# %% ../../nbs/theory/03_max_margin.ipynb #cb49ce42
 def max_margin_sets(E, tokens, mask):
     "Solve min ||p|| s.t. E_r - E_s >= 1 (r in S(X), s not), E_r = E_r' on S(X), for the selection `mask` (n, T); KKT certificate."
     ip, ep = set_constraint_pairs(tokens, mask)
