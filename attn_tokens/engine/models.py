@@ -18,11 +18,13 @@ from . import core
 
 # %% ../../nbs/engine/00b_models.ipynb #8b59bfba
 def _seeded(seed):
-    "A generator seeded with `seed` (checked: a whole number; torch takes it modulo 2**64): a model draws its initialisation from it."
+    """A generator seeded with `seed` (checked: a whole number; torch takes it modulo 2**64): a
+    model draws its initialisation from it."""
     return torch.Generator().manual_seed(checks.check_seed('seed', seed) % 2**64)
 
 class _UZLoss(torch.autograd.Function):
-    "The mean loss as a function of u = E v and z = E p (E frozen): backward (g_u, g_z) from `uz_loss_and_grads`, no V x d gradient."
+    """The mean loss as a function of u = E v and z = E p (E frozen): backward (g_u, g_z) from
+    `uz_loss_and_grads`, no V x d gradient."""
     @staticmethod
     def forward(ctx, u, z, tb, labels, backend):
         loss, gu, gz = core.uz_loss_and_grads(u, z, tb, labels, backend)
@@ -36,18 +38,23 @@ class _UZLoss(torch.autograd.Function):
 
 # %% ../../nbs/engine/00b_models.ipynb #14119f90
 class OneLayerAttention(guards.DeviceChecked, nn.Module):
-    "One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h + b), as an nn.Module."
-    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32, backend='auto', sparse=False):
+    """One-layer attention softmax(E_X p)^T E_X with a linear head v or an MLP head v^T ReLU(W h +
+    b), as an nn.Module."""
+    def __init__(self, V, d, n_classes=2, head='linear', seed=0, dtype=torch.float32,
+                 backend='auto', sparse=False):
         super().__init__()
         if head not in ('linear', 'mlp'): core._err(f"head must be 'linear' or 'mlp', got {head!r}")
         if sparse not in (False, True) or (sparse and head != 'linear'):
-            core._err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for torch.optim.SparseAdam; linear head only) or False")
-        if backend not in core.BACKENDS: core._err(f"backend={backend!r}: use one of {core.BACKENDS}")
+            core._err(f"sparse={sparse!r}: pass True (row-sparse E.grad, for "
+                      f"torch.optim.SparseAdam; linear head only) or False")
+        if backend not in core.BACKENDS:
+            core._err(f"backend={backend!r}: use one of {core.BACKENDS}")
         g = _seeded(seed)
         E, p, v = core.init_params(V, d, n_classes, dtype=dtype, generator=g)
-        self.V, self.d, self.n_classes, self.head, self.backend, self.sparse = int(V), int(d), int(n_classes), head, backend, bool(sparse)
+        self.V, self.d, self.n_classes = int(V), int(d), int(n_classes)
+        self.head, self.backend, self.sparse = head, backend, bool(sparse)
         self.E, self.p, self.v = nn.Parameter(E), nn.Parameter(p), nn.Parameter(v)
-        self._grads = core._Pool()  # dE buffers reused across steps (see core's "Buffers that are reused")
+        self._grads = core._Pool()  # dE buffers reused across steps (core's buffer pool)
         if head == 'mlp':     # W ~ N(0, 2/d), drawn from the same generator after (E, p, v); b = 0
             self.W = nn.Parameter(torch.randn(d, d, generator=g, dtype=dtype) * math.sqrt(2 / d))
             self.b = nn.Parameter(torch.zeros(d, dtype=dtype))
@@ -61,21 +68,30 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
         return h @ v if v.ndim == 1 else h @ v.T
 
     def forward(self, batch):
-        "Logits (n,) or (n, K); differentiable when gradients are on (through `attention_pool`), else the engine's forward."
+        """Logits (n,) or (n, K); differentiable when gradients are on (through `attention_pool`),
+        else the engine's forward."""
         tb = self.prepare(batch)
-        if self.head == 'mlp': return self._readout(torch.relu(core.attention_pool(self.E, self.p, tb) @ self.W.T + self.b))
+        if self.head == 'mlp':
+            return self._readout(
+                torch.relu(core.attention_pool(self.E, self.p, tb) @ self.W.T + self.b)
+            )
         if torch.is_grad_enabled() and any(t.requires_grad for t in (self.E, self.p, self.v)):
             return self._readout(core.attention_pool(self.E, self.p, tb))
         return core.forward(self.E, self.p, self.v, tb, self.backend)
 
     def loss(self, batch, labels):
-        "Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the engine's cost, E frozen: no V x d gradient."
+        """Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the
+        engine's cost, E frozen: no V x d gradient."""
         tb = self.prepare(batch, labels)
-        if self.head == 'mlp' or not torch.is_grad_enabled(): return core.loss_fn(self.forward(tb), labels)
+        if self.head == 'mlp' or not torch.is_grad_enabled():
+            return core.loss_fn(self.forward(tb), labels)
         if not self.E.requires_grad:
             return _UZLoss.apply(self._readout(self.E), self.E @ self.p, tb, labels, self.backend)
-        if self.sparse: return core.OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, None, True)
-        return core.OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, self._grads.get(self.E))
+        if self.sparse:
+            return core.OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend, None,
+                                           True)
+        return core.OneLayerLoss.apply(self.E, self.p, self.v, tb, labels, self.backend,
+                                       self._grads.get(self.E))
 
     @torch.no_grad()
     def scores(self):
@@ -84,27 +100,33 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
 
 # %% ../../nbs/engine/00b_models.ipynb #96b3ac23
 class TwoLayer(guards.DeviceChecked, nn.Module):
-    "Residual self-attention layer (W1) then the <cls> attention layer (W2 p), as an nn.Module; autograd over (n, T, d)."
+    """Residual self-attention layer (W1) then the <cls> attention layer (W2 p), as an nn.Module;
+    autograd over (n, T, d)."""
     chunk = 256           # sequences per chunk when evaluating without gradients
     def __init__(self, V, d, n_classes=2, seed=0, dtype=torch.float32):
         super().__init__()
-        if isinstance(d, int) and isinstance(V, int): guards.check_model_memory(V, d, n_classes, dtype, dd=2, what='a TwoLayer model')
+        if isinstance(d, int) and isinstance(V, int):
+            guards.check_model_memory(V, d, n_classes, dtype, dd=2, what='a TwoLayer model')
         g = _seeded(seed)
-        E, p, v = core.init_params(V, d, n_classes, dtype=dtype, generator=g)   # then W1, from the same stream
+        # E, p, v, then W1, from the same stream
+        E, p, v = core.init_params(V, d, n_classes, dtype=dtype, generator=g)
         W1 = torch.randn(d, d, generator=g, dtype=dtype) / math.sqrt(d)
         self.V, self.d, self.n_classes = int(V), int(d), int(n_classes)
-        self.E, self.p, self.v, self.W1, self.W2 = (nn.Parameter(t) for t in (E, p, v, W1, torch.eye(d, dtype=dtype)))
+        W2 = torch.eye(d, dtype=dtype)
+        self.E, self.p, self.v, self.W1, self.W2 = (nn.Parameter(t) for t in (E, p, v, W1, W2))
 
     def prepare(self, tokens, labels=None):
         "The checked tokens without trailing all-padding columns (the batch is the tensor itself)."
         tokens = core.check_tokens(tokens, self.V, labels, self.n_classes)
-        T = int((tokens >= 0).any(0).nonzero().max()) + 1     # the last column holding a real token (padding may sit on the left)
+        # the last column holding a real token (padding may sit on the left)
+        T = int((tokens >= 0).any(0).nonzero().max()) + 1
         return tokens[:, :T]
 
     def hidden(self, tokens):
         "First-layer output H (n,T,d) and the padding mask."
         m = tokens >= 0
-        X = F.embedding(tokens.clamp(min=0), self.E)          # deterministic backward (E[tokens]'s is not, with threads)
+        # deterministic backward (E[tokens]'s is not, with threads)
+        X = F.embedding(tokens.clamp(min=0), self.E)
         A = torch.einsum('ntd,de,nse->nts', X, self.W1, X).masked_fill(~m[:, None, :], -torch.inf)
         return X + torch.softmax(A, -1) @ X, m
 
@@ -118,10 +140,12 @@ class TwoLayer(guards.DeviceChecked, nn.Module):
     def forward(self, batch):
         "Logits (n,) or (n, K); without gradients in chunks of `chunk` sequences."
         if torch.is_grad_enabled(): return self._f(self.prepare(batch))
-        return torch.cat([self._f(self.prepare(batch[i:i + self.chunk])) for i in range(0, len(batch), self.chunk)])
+        starts = range(0, len(batch), self.chunk)
+        return torch.cat([self._f(self.prepare(batch[i:i + self.chunk])) for i in starts])
 
     def activation_bytes(self, n, T) -> int:
-        "Bytes of autograd's activations for a step on n sequences of length T (attention T x T, hidden T x d, with gradients)."
+        """Bytes of autograd's activations for a step on n sequences of length T (attention T x T,
+        hidden T x d, with gradients)."""
         return n * (3 * T * T + 6 * T * self.d) * self.E.element_size()
 
     def loss(self, batch, labels):
@@ -135,7 +159,8 @@ class TwoLayer(guards.DeviceChecked, nn.Module):
 
 # %% ../../nbs/engine/00b_models.ipynb #6f19df3f
 class ResidualMLP(OneLayerAttention):
-    "One-layer attention with the MLP read-out and a residual connection, f = v^T (h + ReLU(W h + b)); parameters and init of head='mlp'."
+    """One-layer attention with the MLP read-out and a residual connection, f = v^T (h + ReLU(W h +
+    b)); parameters and init of head='mlp'."""
     residual = True
     def __init__(self, V, d, n_classes=2, seed=0, dtype=torch.float32):
         super().__init__(V, d, n_classes=n_classes, head='mlp', seed=seed, dtype=dtype)
