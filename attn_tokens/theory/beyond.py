@@ -285,7 +285,7 @@ def theorem_premises(res, tokens, labels, alpha_tol=1e-12):
 def statement1_premises(res, theorem=None):
     "Premises of the rebuttal's statement (1) on a run_protocol result (reached selection read from p), a list of dicts."
     R = res.reached; th = theorem if theorem is not None else []
-    cos = R['cos'] if R and R['feasible'] else None
+    cos = R['cos_reach'] if R and R['feasible'] else None
     paper = [q for q in th if q['statement'] == 'Theorem 4.3' and not q['premise'].startswith(('ours: the loss', 'paper: with high'))]
     s1 = 'statement (1)'
     return [
@@ -350,15 +350,15 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     z = res.E1 @ res.p; t = data.tokens; zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
     relX = relevant_tokens(t, data.labels, V)[t.clamp(min=0)] & (t >= 0)                    # mass on all relevant tokens of X
     rel_mass = (torch.logsumexp(zX.masked_fill(~relX, -math.inf), 1) - torch.logsumexp(zX, 1)).exp()
-    pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'], one_minus_cos=S['one_minus_cos'],
+    pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'], one_minus_cos_arg=S['one_minus_cos_arg'],
                mass_pos=mass[y > 0].mean().item(), mass_neg=mass[y < 0].mean().item(), relevant_mass=rel_mass.mean().item(), diagnosis=S['diagnosis'],
                v_share=abs((res.v @ res.p).item()) / max(res.p.norm().item(), 1e-300), loss_monotone=S['loss_monotone'])
-    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos'] <= 1 - COS_CONVERGED)
+    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > 0.99 and S['one_minus_cos_arg'] <= 1 - COS_CONVERGED)
     pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5      # the signature of the v-instability: one class selects, the other not
     pt['outcome'] = 'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
     pt['stop'] = res.history.stop_reason[:160]                            # e.g. a gradient underflow: float64's range
     R = S['reached']                                                      # the selection the flow made, read from p
-    pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible', 'cos')} | {
+    pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible', 'cos_reach')} | {
         'statement1': R['statement1']['holds'], 'statement2': R['statement2']['holds']}
     if res.mm.feasible: pt['N_v'], pt['chi_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)
     pt['verdicts'] = json_safe(run_verdicts(res, data.tokens, data.labels))   # premises of Theorem 4.3 and statement (1), local optimality
