@@ -10,6 +10,7 @@ __all__ = ['SELECTED_MASS', 'ProtocolConfig', 'ProtocolResult', 'reached_selecti
 import json, math, sys, time
 from dataclasses import dataclass
 import numpy as np
+from fastcore.basics import patch
 import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, save_npz
@@ -91,57 +92,63 @@ class ProtocolResult:
     time_s: float
     loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
     reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's statements (reached_selection)
-    def diagnosis(self):
-        "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
-        H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
-        gap = L - self.loss_inf
-        if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
-        omc = H['one_minus_cos'][-1]
-        if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
-        if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
-            up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
-            return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
-                                    f"{up.max():.3g} at step {int(up.argmax())})")
-        if self.history.stop_reason.startswith('gradient underflow'):
-            umax = (self.E1 @ self.v).abs().max().item()
-            return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
-                                  f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
-                                  "arithmetic only: a smaller eta0 keeps it in range")
-        if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
-            return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
-                               f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
-        return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
-                              f"its infimum, gradient norm {gn:.3g}; pass more steps")
-    def summary(self):
-        "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
-        H = self.history.arrays(); omc = H['one_minus_cos']
-        tail = omc[len(omc) // 2:]
-        a1 = self.assumption1
-        hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
-        return json_safe(dict(
-            one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
-            cos_arg=(1 - float(omc[-1])) if self.mm.feasible else None,
-            one_minus_cos_arg=float(omc[-1]) if self.mm.feasible else None,
-            one_minus_cos_arg_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
-            min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
-            norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
-            selection_mass=float(H['sel_mass'][-1]), nonselected_mass=float(H['nonsel_mass'][-1]),
-            step_cos_arg_0999=int(H['step'][hit[0]]) if len(hit) else None,
-            time_s_cos_arg_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
-            p_norm=float(H['pnorm'][-1]), p_mm_arg_norm=self.p_mm_arg.norm().item() if self.p_mm_arg is not None else None,
-            max_margin_feasible=self.mm.feasible,
-            assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
-                             n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
-                             max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
-            selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
-            d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
-            steps=int(H['step'][-1]),
-            stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
-            capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
-            flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
-            loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
-            momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
-            reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
+
+# %% ../../nbs/theory/03c_protocol.ipynb #0bcbbaeb
+@patch
+def diagnosis(self: ProtocolResult):
+    "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
+    H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
+    gap = L - self.loss_inf
+    if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
+    omc = H['one_minus_cos'][-1]
+    if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+    if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
+        up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
+        return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
+                                f"{up.max():.3g} at step {int(up.argmax())})")
+    if self.history.stop_reason.startswith('gradient underflow'):
+        umax = (self.E1 @ self.v).abs().max().item()
+        return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
+                              f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
+                              "arithmetic only: a smaller eta0 keeps it in range")
+    if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
+        return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
+                           f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
+    return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
+                          f"its infimum, gradient norm {gn:.3g}; pass more steps")
+
+# %% ../../nbs/theory/03c_protocol.ipynb #6332feaa
+@patch
+def summary(self: ProtocolResult):
+    "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
+    H = self.history.arrays(); omc = H['one_minus_cos']
+    tail = omc[len(omc) // 2:]
+    a1 = self.assumption1
+    hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
+    return json_safe(dict(
+        one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
+        cos_arg=(1 - float(omc[-1])) if self.mm.feasible else None,
+        one_minus_cos_arg=float(omc[-1]) if self.mm.feasible else None,
+        one_minus_cos_arg_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
+        min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
+        norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
+        selection_mass=float(H['sel_mass'][-1]), nonselected_mass=float(H['nonsel_mass'][-1]),
+        step_cos_arg_0999=int(H['step'][hit[0]]) if len(hit) else None,
+        time_s_cos_arg_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
+        p_norm=float(H['pnorm'][-1]), p_mm_arg_norm=self.p_mm_arg.norm().item() if self.p_mm_arg is not None else None,
+        max_margin_feasible=self.mm.feasible,
+        assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
+                         n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
+                         max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
+        selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
+        d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
+        steps=int(H['step'][-1]),
+        stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
+        capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
+        flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
+        loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
+        momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
+        reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
 
 # %% ../../nbs/theory/03c_protocol.ipynb #0f3b7e5d
 def _int_ids(x, name):
