@@ -93,7 +93,7 @@ class ProtocolResult:
     loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
     reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's statements (reached_selection)
 
-# %% ../../nbs/theory/03c_protocol.ipynb #0bcbbaeb
+# %% ../../nbs/theory/03c_protocol.ipynb #09891541
 @patch
 def diagnosis(self: ProtocolResult):
     "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
@@ -117,7 +117,7 @@ def diagnosis(self: ProtocolResult):
     return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
                           f"its infimum, gradient norm {gn:.3g}; pass more steps")
 
-# %% ../../nbs/theory/03c_protocol.ipynb #6332feaa
+# %% ../../nbs/theory/03c_protocol.ipynb #019d5c26
 @patch
 def summary(self: ProtocolResult):
     "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
