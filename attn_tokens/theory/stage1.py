@@ -90,7 +90,7 @@ def one_step_relative_error(E0, E1, v, alpha, eta0):
                          f"||v||^2); got ||v|| = {nv:.6g}: pass v / v.norm()")
     return ((E1 @ v - one_step_prediction(E0 @ v, alpha, eta0)).norm() / (eta0 / 2 * alpha).norm()).item()
 
-# %% ../../nbs/theory/02_stage1.ipynb #4893daa7
+# %% ../../nbs/theory/02_stage1.ipynb #b8d9270b
 def stage1_premises(E0, v, delta=0.05):
     "Lemma 4.1's premises checked on an init (E0, v): a list of dicts (statement, premise, held, value, detail)."
     V, d = E0.shape; W = v.reshape(-1, d); K = 2 if v.dim() == 1 else len(W)
