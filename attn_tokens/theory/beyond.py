@@ -58,7 +58,7 @@ class FinitePart:
     strict: float = math.nan  # largest possible smallest multiplier on the active pairs / their mean (strict_multipliers)
     @property
     def exists(self):
-        "Whether w_star exists: strictly positive multipliers on every active pair (Stiemke; `strict` above 1e-6)."
+        "Whether w_star exists: strictly positive multipliers on every active pair (Stiemke; strict above 1e-6)."
         return bool(self.strict > 1e-6)
     def premise(self):
         "Step 2's existence condition as a premise record (statement, premise, held, value, detail)."
@@ -72,7 +72,7 @@ class FinitePart:
         return self.Q @ (self.Q.T @ w)
 
 def finite_part(E, b, mm: MaxMarginResult, tol=1e-9):
-    "Solve Step 2's equation (exists only with strictly positive multipliers on the active pairs: `FinitePart.exists`): w_star = argmin over W of log sum_active b_k exp(-a_k^T w), and the multipliers it implies."
+    "Solve Step 2's equation (exists only with strictly positive multipliers on the active pairs: FinitePart.exists): w_star = argmin over W of log sum_active b_k exp(-a_k^T w), and the multipliers it implies."
     if not mm.feasible: raise ValueError("the max-margin problem is infeasible: there is no p_mm and no finite part; pass a feasible selection")
     En = E.detach().to(torch.float64).numpy(); P = mm.pairs.numpy()
     A = En[P[:, 0]] - En[P[:, 1]]; q = mm.p.numpy().astype(np.float64); cn = np.asarray(b, np.float64)
