@@ -11,7 +11,7 @@ from attn_tokens.infra.files import json_safe
 data = make_assumption1(n=2000, n_relevant=10, n_irrelevant=100, T=32, seed=0)
 c0 = time.process_time(); res = run_protocol(data.tokens, data.labels, d=128, seed=1); S = res.summary()
 print(json.dumps(json_safe(dict(
-    cos_relevant=S['cos'], diagnosis=S['diagnosis'], mass=S['selection_mass'], loss_gap=res.history.loss[-1] - res.loss_inf,
+    cos_relevant=S['cos_arg'], diagnosis=S['diagnosis'], mass=S['selection_mass'], loss_gap=res.history.loss[-1] - res.loss_inf,
     reached=S['reached'], verdicts=run_verdicts(res, data.tokens, data.labels), cpu=time.process_time() - c0,
     command="python tools/assumption1_stalled_run.py (run_protocol defaults on make_assumption1(n=2000, n_relevant=10, "
             "n_irrelevant=100, T=32, seed=0), d=128, init seed 1)")), allow_nan=False))

@@ -20,8 +20,8 @@ REACHED = 1 - COS_CONVERGED   # the package's one convergence threshold (cos >= 
 def ending(S, one_class):
     "The kind of ending of a run: 'argmax', 'other_selection', 'one_class', 'unfinished' or the diagnosis."
     R = S['reached']
-    if S['max_margin_feasible'] and S['one_minus_cos'] is not None and S['one_minus_cos'] <= REACHED: return 'argmax'
-    if R.get('kind') == 'other' and R.get('cos') is not None and 1 - R['cos'] <= REACHED: return 'other_selection'
+    if S['max_margin_feasible'] and S['one_minus_cos_arg'] is not None and S['one_minus_cos_arg'] <= REACHED: return 'argmax'
+    if R.get('kind') == 'other' and R.get('cos_reach') is not None and 1 - R['cos_reach'] <= REACHED: return 'other_selection'
     if one_class: return 'one_class'
     return 'unfinished' if S['diagnosis'] == 'unfinished' else S['diagnosis']
 
@@ -52,9 +52,9 @@ def run_one(task):
     return key(task), rec | dict(
         ending=ending(S, one_class), one_class=one_class, mass_pos=mpos, mass_neg=mneg, premises=premises,
         eta0=res.eta0, eta0_exact=res.eta0_exact, eta0_corollary_E=res.eta0_threshold,
-        one_minus_cos_argmax=S['one_minus_cos'], diagnosis=S['diagnosis'], stop=S['stop'][:160], steps=S['steps'],
+        one_minus_cos_argmax=S['one_minus_cos_arg'], diagnosis=S['diagnosis'], stop=S['stop'][:160], steps=S['steps'],
         selection_mass=S['selection_mass'], reached_kind=R.get('kind'), reached_n_argmax=R.get('n_argmax'),
-        reached_one_minus_cos=R.get('one_minus_cos'), loss_monotone=S['loss_monotone'],
+        reached_one_minus_cos=R.get('one_minus_cos_reach'), loss_monotone=S['loss_monotone'],
         time_s=time.time() - t0, cpu_s=time.process_time() - c0)
 
 def key(task): return '|'.join(map(str, task))

@@ -14,9 +14,9 @@ if __name__ == '__main__':
         data = make_assumption1(n=n, n_relevant=R, n_irrelevant=I, T=T, seed=0)
         for s in (0, 1):
             t0 = time.time(); res = run_protocol(data.tokens, data.labels, d=d, seed=s); S = res.summary()
-            rows.append(dict(n=n, R=R, I=I, T=T, d=d, seed=s, cos=S['cos'], selection_mass=S['selection_mass'], diagnosis=S['diagnosis'],
-                             step_cos_0999=S['step_cos_0999'], capped_steps=S['capped_steps'], steps=S['steps'],
-                             loss_monotone=S['loss_monotone'], reached_kind=S['reached']['kind'], cos_reached=S['reached']['cos'],
+            rows.append(dict(n=n, R=R, I=I, T=T, d=d, seed=s, cos_arg=S['cos_arg'], selection_mass=S['selection_mass'], diagnosis=S['diagnosis'],
+                             step_cos_arg_0999=S['step_cos_arg_0999'], capped_steps=S['capped_steps'], steps=S['steps'],
+                             loss_monotone=S['loss_monotone'], reached_kind=S['reached']['kind'], cos_reached=S['reached']['cos_reach'],
                              loss_gap=res.history.loss[-1] - res.loss_inf, time_s=round(time.time() - t0, 1)))
             print(json.dumps(rows[-1]), flush=True)
             json.dump(dict(meta=dict(command=f"python tools/eta0_table.py {out}",

@@ -68,9 +68,9 @@ if __name__ == '__main__':
                             monotone=True, score_cap=0.05, cap_until=math.inf, cap_steps=capped_steps, stop_gap=3.)
         cap_cpu = time.process_time() - c2
         top_c, gap_c = top_token(res.E1, p_cap, data.tokens); dec_c = gap_c >= 3.
-        rows.append(dict(n=n, d=d, seed=seed, T=T, data_seed=1000 + seed, time_s=round(wall, 2), cpu_s=round(cpu, 2), cos_reached=R['cos'], kind=R['kind'],
+        rows.append(dict(n=n, d=d, seed=seed, T=T, data_seed=1000 + seed, time_s=round(wall, 2), cpu_s=round(cpu, 2), cos_reached=R['cos_reach'], kind=R['kind'],
                          n_argmax=R['n_argmax'], diagnosis=S['diagnosis'], loss_monotone=S['loss_monotone'], steps=S['steps'],
-                         flow_steps=S['capped_steps'], flow_rejected=S['flow_rejected'], backtracks=S['backtracks'], time_s_cos_0999=S['time_s_cos_0999'],
+                         flow_steps=S['capped_steps'], flow_rejected=S['flow_rejected'], backtracks=S['backtracks'], time_s_cos_arg_0999=S['time_s_cos_arg_0999'],
                          eta0_over_exact=S['eta0'] / S['eta0_exact_threshold'],
                          ref_steps=h_ref.n_capped, ref_cpu_s=round(ref_cpu, 2), ref_stop=h_ref.stop_reason, ref_monotone=h_ref.monotone(),
                          ref_min_gap=float(gap_r.min()), ref_n_decided=int((gap_r >= 10).sum()), ref_changed_after_gap1=changed[1.],

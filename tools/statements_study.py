@@ -27,7 +27,7 @@ def tied_run(n, d, seed, steps=3000):
     cos_set = 1 - 0.5 * (p / p.norm() - mm_set.p / mm_set.p.norm()).norm().item() ** 2
     within = [abs((zg[a] - zg[b]).item()) for a, b in ((0, 1), (2, 3), (4, 5), (6, 7))]
     return dict(n=n, d=d, seed=seed, tied=True, max_u_gap=float(max(abs(u[a] - u[b]).item() for a, b in ((0, 1), (2, 3)))),
-                cos_top_without_mate_constraints=1 - omc_free, kind=R['kind'], n_several=R['n_several'], cos_reached=R['cos'], feasible=R['feasible'],
+                cos_top_without_mate_constraints=1 - omc_free, kind=R['kind'], n_several=R['n_several'], cos_reached=R['cos_reach'], feasible=R['feasible'],
                 max_within_group_score_gap=max(within), p_norm=p.norm().item(), loss_monotone=h.monotone(), stop=h.stop_reason,
                 cos_set_equalities=cos_set,
                 statement1=R['statement1'], statement2=R['statement2'],
@@ -46,7 +46,7 @@ if __name__ == '__main__':
             res = run_protocol(data.tokens, data.labels, V=data.V, d=64, seed=s)
             S = res.summary(); R = S['reached']
             rows.append(dict(freq=name, seed=s, n=400, d=64, kind=R['kind'], n_argmax=R['n_argmax'], n_several=R['n_several'],
-                             cos_reached=R['cos'], diagnosis=S['diagnosis'], loss_monotone=S['loss_monotone'], time_s=S['time_s'],
+                             cos_reached=R['cos_reach'], diagnosis=S['diagnosis'], loss_monotone=S['loss_monotone'], time_s=S['time_s'],
                              statement1=R['statement1'], statement2=R['statement2']))
             print(json.dumps(rows[-1]), flush=True)
     tied = []

@@ -60,7 +60,7 @@ def main(out, quick):
             wall = time.perf_counter() - t0
             if cp.returncode: raise RuntimeError(cp.stderr[-2000:])
             S = json.loads(cp.stdout.strip().splitlines()[-1])
-            theory.append(dict(d=d, wall_s=wall, cos=S['cos'], diagnosis=S['diagnosis'], steps=S['steps'], kind=S['reached']['kind'],
+            theory.append(dict(d=d, wall_s=wall, cos_arg=S['cos_arg'], diagnosis=S['diagnosis'], steps=S['steps'], kind=S['reached']['kind'],
                                time_s_in_run_protocol=S['time_s'], load_before=round(lb, 2), load_after=round(load(), 2)))
             print(json.dumps(theory[-1]), flush=True)
     meta = dict(command=f"python tools/token_space_speed.py {os.path.basename(out)}" + (' --quick' if quick else ''),

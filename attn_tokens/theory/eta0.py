@@ -20,7 +20,11 @@ def _one_relevant(t, relX):
 
 def eta0_threshold(tokens, labels, V, F):
     """Corollary E with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's relevant token
-    is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks one relevant token."""
+    is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks one relevant token.
+    F must bound max_s |E_s(0)^T v| (the realised maximum, or F_delta of init_bound with probability 1 - delta)."""
+    if not (isinstance(F, (int, float)) and not isinstance(F, bool) and math.isfinite(F) and F >= 0):
+        raise ValueError(f"F = {F!r}: Corollary E needs F >= max_s |E_s(0)^T v|, a finite float >= 0; pass "
+                         "(E0 @ v).abs().max().item() or init_bound(V, d, delta)")
     ts = TokenSet.make(tokens, labels, V); t, m, tc = ts.tokens, ts.mask, ts.ids
     st = ts.stats; beta, ya = st.avg_freq[tc], ts.y[:, None] * st.alpha[tc]     # (n, T): beta_s, y alpha_s
     kap = F / 4 + F ** 3 / 48

@@ -278,6 +278,11 @@ def local_optimality(E, v, tokens, labels, sel, p_mm, tol=1e-6):
     y = core.signed_labels(labels, E.dtype); u = E @ v; z = E @ p_mm
     other = m & (t != sel[:, None])
     marg = z[sel][:, None] - z[t.clamp(min=0)]
+    lo = marg[other].min().item() if other.any() else 1.
+    if abs(lo - 1) > tol:            # the premise: p_mm solves this selection's max-margin problem (min margin exactly 1)
+        raise ValueError(f"p_mm is not the max-margin solution of this selection: its smallest margin is {lo:.6g}, not 1 "
+                         f"({'a constraint is violated' if lo < 1 else 'no constraint is tight'}); pass "
+                         "max_margin(E, constraint_pairs(tokens, sel)).p")
     tight = other & (marg <= 1 + tol)
     dh = y[:, None] * (u[sel][:, None] - u[t.clamp(min=0)])          # h_r - h_{x_j}
     bad = tight & (dh <= 0)

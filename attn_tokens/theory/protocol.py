@@ -10,6 +10,7 @@ __all__ = ['SELECTED_MASS', 'ProtocolConfig', 'ProtocolResult', 'reached_selecti
 import json, math, sys, time
 from dataclasses import dataclass
 import numpy as np
+from fastcore.basics import patch
 import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, save_npz
@@ -76,7 +77,7 @@ class ProtocolResult:
     E1: torch.Tensor
     v: torch.Tensor
     p: torch.Tensor
-    p_mm: torch.Tensor | None
+    p_mm_arg: torch.Tensor | None    # p_mm^arg: the arg-max selection's max-margin direction (= p_mm^rel under Assumption 1)
     alpha: torch.Tensor
     selection: torch.Tensor          # (n,) selected token per sequence
     history: GDHistory
@@ -91,56 +92,63 @@ class ProtocolResult:
     time_s: float
     loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
     reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's statements (reached_selection)
-    def diagnosis(self):
-        "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
-        H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
-        gap = L - self.loss_inf
-        if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
-        omc = H['one_minus_cos'][-1]
-        if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
-        if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
-            up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
-            return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
-                                    f"{up.max():.3g} at step {int(up.argmax())})")
-        if self.history.stop_reason.startswith('gradient underflow'):
-            umax = (self.E1 @ self.v).abs().max().item()
-            return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
-                                  f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
-                                  "arithmetic only: a smaller eta0 keeps it in range")
-        if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
-            return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
-                               f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
-        return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
-                              f"its infimum, gradient norm {gn:.3g}; pass more steps")
-    def summary(self):
-        "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
-        H = self.history.arrays(); omc = H['one_minus_cos']
-        tail = omc[len(omc) // 2:]
-        a1 = self.assumption1
-        hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
-        return json_safe(dict(
-            one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
-            cos=(1 - float(omc[-1])) if self.mm.feasible else None, one_minus_cos=float(omc[-1]) if self.mm.feasible else None,
-            one_minus_cos_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
-            min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
-            norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
-            selection_mass=float(H['sel_mass'][-1]), nonselected_mass=float(H['nonsel_mass'][-1]),
-            step_cos_0999=int(H['step'][hit[0]]) if len(hit) else None,
-            time_s_cos_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
-            p_norm=float(H['pnorm'][-1]), p_mm_norm=self.p_mm.norm().item() if self.p_mm is not None else None,
-            max_margin_feasible=self.mm.feasible,
-            assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
-                             n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
-                             max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
-            selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
-            d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
-            steps=int(H['step'][-1]),
-            stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
-            capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
-            flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
-            loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
-            momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
-            reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
+
+# %% ../../nbs/theory/03c_protocol.ipynb #09891541
+@patch
+def diagnosis(self: ProtocolResult):
+    "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
+    H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
+    gap = L - self.loss_inf
+    if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
+    omc = H['one_minus_cos'][-1]
+    if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+    if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
+        up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
+        return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
+                                f"{up.max():.3g} at step {int(up.argmax())})")
+    if self.history.stop_reason.startswith('gradient underflow'):
+        umax = (self.E1 @ self.v).abs().max().item()
+        return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
+                              f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
+                              "arithmetic only: a smaller eta0 keeps it in range")
+    if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
+        return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
+                           f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
+    return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
+                          f"its infimum, gradient norm {gn:.3g}; pass more steps")
+
+# %% ../../nbs/theory/03c_protocol.ipynb #019d5c26
+@patch
+def summary(self: ProtocolResult):
+    "Key numbers as a dict that strict JSON accepts (json_safe: a non-finite number is None)."
+    H = self.history.arrays(); omc = H['one_minus_cos']
+    tail = omc[len(omc) // 2:]
+    a1 = self.assumption1
+    hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
+    return json_safe(dict(
+        one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
+        cos_arg=(1 - float(omc[-1])) if self.mm.feasible else None,
+        one_minus_cos_arg=float(omc[-1]) if self.mm.feasible else None,
+        one_minus_cos_arg_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
+        min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
+        norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
+        selection_mass=float(H['sel_mass'][-1]), nonselected_mass=float(H['nonsel_mass'][-1]),
+        step_cos_arg_0999=int(H['step'][hit[0]]) if len(hit) else None,
+        time_s_cos_arg_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
+        p_norm=float(H['pnorm'][-1]), p_mm_arg_norm=self.p_mm_arg.norm().item() if self.p_mm_arg is not None else None,
+        max_margin_feasible=self.mm.feasible,
+        assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
+                         n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
+                         max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
+        selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
+        d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
+        steps=int(H['step'][-1]),
+        stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
+        capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
+        flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
+        loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
+        momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
+        reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
 
 # %% ../../nbs/theory/03c_protocol.ipynb #0f3b7e5d
 def _int_ids(x, name):
@@ -226,7 +234,7 @@ def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
               n_all_relevant=int(all_rel.sum()))
     return dict(kind=kind, n_argmax=int(argmax.sum()), n_sequences=len(t), n_several=int((n_sel > 1).sum()),
                 max_tokens=int(n_sel.max()) if len(t) else 0, gap_tol=gap_tol, feasible=feas, infeasible_why=why,
-                cos=None if math.isnan(omc) else 1 - omc, one_minus_cos=None if math.isnan(omc) else omc,
+                cos_reach=None if math.isnan(omc) else 1 - omc, one_minus_cos_reach=None if math.isnan(omc) else omc,
                 n_tied_pairs=n_tied, cos_without_tied_pairs=None if omc_free is None else 1 - omc_free,
                 statement1=s1, statement2=s2, mask=mask, mm=mm_r)
 
@@ -304,11 +312,11 @@ def cli_parser(p):
 def result_arrays(res):
     "The arrays of a ProtocolResult for OUT.npz."
     arr = dict(E0=res.E0.numpy(), E1=res.E1.numpy(), v=res.v.numpy(), p=res.p.numpy(),
-               p_mm=res.p_mm.numpy() if res.p_mm is not None else np.full(res.E0.shape[1], np.nan),
+               p_mm_arg=res.p_mm_arg.numpy() if res.p_mm_arg is not None else np.full(res.E0.shape[1], np.nan),
                alpha=res.alpha.numpy(), selection=res.selection.numpy(),
                support_pairs=res.mm.support.numpy(),
                reached_mask=res.reached['mask'].numpy() if res.reached else np.zeros((0, 0), bool),
-               p_mm_reached=res.reached['mm'].p.numpy() if res.reached and res.reached['feasible'] else np.full(res.E0.shape[1], np.nan), summary=np.array(json.dumps(res.summary(), allow_nan=False)))
+               p_mm_reach=res.reached['mm'].p.numpy() if res.reached and res.reached['feasible'] else np.full(res.E0.shape[1], np.nan), summary=np.array(json.dumps(res.summary(), allow_nan=False)))
     arr |= {f'hist_{k}': a for k, a in res.history.arrays().items()}
     return arr
 
@@ -331,14 +339,14 @@ def _cli_run(args):
     print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E {res.eta0_threshold:.4g}), relative error of the one-step "
           f"prediction {res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
     print(res.assumption1.summary()); print('max margin: ' + res.mm.summary())
-    if S['cos'] is not None:
+    if S['cos_arg'] is not None:
         print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps ({S['capped_steps']} following the flow, {S['flow']}) "
-              f"in {S['time_s']:.1f} s: cos(p, p_mm) = {S['cos']:.8f}, "
-              f"1 - cos decreasing to the end: {S['one_minus_cos_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
+              f"in {S['time_s']:.1f} s: cos(p, p_mm^arg) = {S['cos_arg']:.8f}, "
+              f"1 - cos decreasing to the end: {S['one_minus_cos_arg_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
               f"selection mass {S['selection_mass']:.6f}")
     R = S['reached']
     print(f"selection reached (read from p): {R['kind']} ({R['n_argmax']}/{R['n_sequences']} sequences select the arg-max of y E_s^T v, "
-          f"{R['n_several']} select several tokens); its p_mm: " + (f"cos {R['cos']:.6f}" if R['cos'] is not None else
+          f"{R['n_several']} select several tokens); its p_mm^reach: " + (f"cos {R['cos_reach']:.6f}" if R['cos_reach'] is not None else
           f"none ({R['infeasible_why'] or 'infeasible'})") + f"; statement (1) {R['statement1']['holds']}, statement (2) {R['statement2']['holds']}")
     if S['diagnosis'] != 'converged':
         print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}", file=sys.stderr)

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['token_weighted_freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero', 'stage1_step', 'one_step_exact',
            'logistic_taylor_remainder', 'init_bound', 'one_step_error_bound', 'one_step_prediction',
-           'one_step_relative_error', 'relative_error_vs_d', 'one_step_coef_multiclass']
+           'one_step_relative_error', 'stage1_premises', 'relative_error_vs_d', 'one_step_coef_multiclass']
 
 # %% ../../nbs/theory/02_stage1.ipynb #3b0338e7
 import math
@@ -83,8 +83,28 @@ def one_step_prediction(u0, alpha, eta0):
 
 # %% ../../nbs/theory/02_stage1.ipynb #af243b95
 def one_step_relative_error(E0, E1, v, alpha, eta0):
-    "rho = ||E1 v - E0 v - (eta0/2) alpha|| / ||(eta0/2) alpha|| (binary)."
+    "rho = ||E1 v - E0 v - (eta0/2) alpha|| / ||(eta0/2) alpha|| (binary); refused unless ||v|| = 1 (Proposition C's premise)."
+    nv = v.norm().item()
+    if not abs(nv - 1) <= 1e-12:
+        raise ValueError(f"the prediction (eta0/2) alpha_s of Proposition C assumes ||v|| = 1 (E_s(1)^T v moves by eta0 c_s "
+                         f"||v||^2); got ||v|| = {nv:.6g}: pass v / v.norm()")
     return ((E1 @ v - one_step_prediction(E0 @ v, alpha, eta0)).norm() / (eta0 / 2 * alpha).norm()).item()
+
+# %% ../../nbs/theory/02_stage1.ipynb #b8d9270b
+def stage1_premises(E0, v, delta=0.05):
+    "Lemma 4.1's premises checked on an init (E0, v): a list of dicts (statement, premise, held, value, detail)."
+    V, d = E0.shape; W = v.reshape(-1, d); K = 2 if v.dim() == 1 else len(W)
+    u0 = E0 @ W.T; F = u0.abs().max().item(); F_d = init_bound(V * (K if v.dim() > 1 else 1), d, delta)
+    ortho = (W @ W.T - torch.eye(len(W), dtype=W.dtype)).abs().max().item()
+    scale, sd = d * (u0 ** 2).mean().item(), math.sqrt(2 / u0.numel())
+    rec = lambda name, held, value, detail: dict(statement='Lemma 4.1', premise=name, held=bool(held), value=value, detail=detail)
+    return [rec('p = 0 at the step', True, 0., 'stage1_step sets p = 0 (by construction)'),
+            rec('||v|| = 1' if v.dim() == 1 else 'orthonormal rows of W_out', ortho <= 1e-12, ortho,
+                'max |W W^T - I| (Proposition C predicts eta0 c_s ||v||^2 as (eta0/2) alpha_s)'),
+            rec('E(0) has N(0, 1/d) entries (Lemma B; a check of the scale)', abs(scale - 1) <= 5 * sd, scale,
+                f'd mean u_s(0)^2, expected 1 +- {sd:.3g}'),
+            rec(f"Lemma B's event F <= F_delta (delta = {delta})", F <= F_d, F / F_d, 'F / F_delta'),
+            rec('F_delta <= 1: d >= 2 log(2V/delta)', F_d <= 1, F_d, 'F_delta (above 1 the bound is larger than the signal scale)')]
 
 # %% ../../nbs/theory/02_stage1.ipynb #f2aee555
 def relative_error_vs_d(tokens, labels, V, ds, seeds=range(8), eta0=1.):
