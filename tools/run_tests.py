@@ -1,9 +1,9 @@
 """Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line.
 
-Notebooks start longest first, by the times in tools/test_times.json (seconds per notebook, as of the last run that
-recorded them; `--record-times` writes this run's into it): with 2 workers a long notebook started last would run
-alone at the end. A notebook the file does not list starts first (it may be long); a missing or unreadable file only
-means the order of the paths."""
+Notebooks start longest first (with 2 workers a long notebook started last would run alone at the end), by their
+times in the last run on this checkout (.test-times.json, not committed; every run updates it), else in
+tools/test_times.json (committed, for a fresh clone; `--record-times` writes this run's times into it). A notebook
+neither lists starts first (it may be long); a missing or unreadable file only means the order of the paths."""
 import argparse, json, os, sys, time
 from pathlib import Path
 import multiprocessing as mp
@@ -15,6 +15,7 @@ from nbdev.test import test_nb
 from build_docs import source_notebooks, nb_key
 
 TIMES = Path(__file__).with_name('test_times.json')
+LOCAL_TIMES = Path(__file__).parents[1]/'.test-times.json'
 
 def _one(fn, flags, save_dir=None):
     t0 = time.time()
@@ -38,8 +39,8 @@ def longest_first(names, times) -> list:
     return sorted(range(len(names)), key=lambda i: -times.get(names[i], float('inf')))
 
 def record_times(names, res, path=TIMES):
-    "Merge this run's times into `path` (one notebook a line, sorted by name)."
-    t = {**read_times(path), **{n: round(dt, 1) for n, (_, dt) in zip(names, res)}}
+    "Merge this run's times of the notebooks that passed into `path` (one notebook a line, sorted by name)."
+    t = {**read_times(path), **{n: round(dt, 1) for n, (ok, dt) in zip(names, res) if ok}}
     Path(path).write_text('{\n' + ',\n'.join(f'  {json.dumps(k)}: {t[k]}' for k in sorted(t)) + '\n}\n')
 
 def main():
@@ -57,13 +58,15 @@ def main():
     names = [nb_key(f, nbs) for f in files]
     # each worker uses one thread per notebook: n_workers notebooks share the cores without oversubscription
     os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
-    order = longest_first(names, read_times())
+    order = longest_first(names, {**read_times(), **read_times(LOCAL_TIMES)})
     # one fresh process per notebook: no state or memory carries over between notebooks
     with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
         done = list(ex.map(partial(_one, flags=a.flags.split(), save_dir=a.save_executed), [files[i] for i in order]))
     res = [None] * len(files)
     for i, r in zip(order, done): res[i] = r
     for n, (ok, dt) in zip(names, res): print(f"{'ok  ' if ok else 'FAIL'} {n:40s} {dt:7.1f} s", flush=True)
+    try: record_times(names, res, LOCAL_TIMES)
+    except OSError as e: print(f"run_tests: could not write {LOCAL_TIMES.name} ({e})", file=sys.stderr)
     if a.record_times: record_times(names, res)
     failed = [n for n, (ok, _) in zip(names, res) if not ok]
     line = f"notebooks: {len(files) - len(failed)} passed, {len(failed)} failed"
