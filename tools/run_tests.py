@@ -30,7 +30,7 @@ def read_times(path=TIMES) -> dict:
     try: t = json.loads(Path(path).read_text())
     except FileNotFoundError: return {}
     except (OSError, ValueError) as e:
-        print(f"run_tests: ignoring {path} ({e}); notebooks start in path order", file=sys.stderr); return {}
+        print(f"run_tests: ignoring the times in {path} ({e})", file=sys.stderr); return {}
     if not isinstance(t, dict): return {}
     return {k: float(v) for k, v in t.items() if isinstance(v, (int, float)) and v >= 0}
 
