@@ -1,5 +1,10 @@
-"""Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line."""
-import argparse, os, sys, time
+"""Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line.
+
+Notebooks start longest first (with 2 workers a long notebook started last would run alone at the end), by their
+times in the last run on this checkout (.test-times.json, not committed; every run updates it), else in
+tools/test_times.json (committed, for a fresh clone; `--record-times` writes this run's times into it). A notebook
+neither lists starts first (it may be long); a missing or unreadable file only means the order of the paths."""
+import argparse, json, os, sys, time
 from pathlib import Path
 import multiprocessing as mp
 from concurrent.futures import ProcessPoolExecutor
@@ -9,6 +14,9 @@ from nbdev.test import test_nb
 
 from build_docs import source_notebooks, nb_key
 
+TIMES = Path(__file__).with_name('test_times.json')
+LOCAL_TIMES = Path(__file__).parents[1]/'.test-times.json'
+
 def _one(fn, flags, save_dir=None):
     t0 = time.time()
     if save_dir:  # same run as test_nb, and the executed notebook is kept for tools/build_docs.py
@@ -17,24 +25,49 @@ def _one(fn, flags, save_dir=None):
     else: ok, _ = test_nb(fn, skip_flags=get_config().tst_flags.split(), force_flags=flags, do_print=False)
     return ok, time.time() - t0
 
+def read_times(path=TIMES) -> dict:
+    "{notebook name: seconds} from `path`; {} (and a note) when it is missing or not such a mapping."
+    try: t = json.loads(Path(path).read_text())
+    except FileNotFoundError: return {}
+    except (OSError, ValueError) as e:
+        print(f"run_tests: ignoring the times in {path} ({e})", file=sys.stderr); return {}
+    if not isinstance(t, dict): return {}
+    return {k: float(v) for k, v in t.items() if isinstance(v, (int, float)) and v >= 0}
+
+def longest_first(names, times) -> list:
+    "Indices of `names` in the order to start them: unknown ones first, then by recorded time, longest first (stable)."
+    return sorted(range(len(names)), key=lambda i: -times.get(names[i], float('inf')))
+
+def record_times(names, res, path=TIMES):
+    "Merge this run's times of the notebooks that passed into `path` (one notebook a line, sorted by name)."
+    t = {**read_times(path), **{n: round(dt, 1) for n, (ok, dt) in zip(names, res) if ok}}
+    Path(path).write_text('{\n' + ',\n'.join(f'  {json.dumps(k)}: {t[k]}' for k in sorted(t)) + '\n}\n')
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('paths', nargs='*', help='notebooks to run (default: every notebook under nbs/, part folders included)')
     ap.add_argument('--flags', default='', help='space-separated test flags to run too, e.g. "slow"')
     ap.add_argument('--n_workers', type=int, default=2)
     ap.add_argument('--save-executed', metavar='DIR', help='keep the executed notebooks in DIR (tools/build_docs.py reuses _proc_exec/)')
+    ap.add_argument('--record-times', action='store_true', help=f'write this run\'s times into tools/{TIMES.name} (commit it)')
     a = ap.parse_args()
     nbs = Path(get_config().nbs_path)
     files = [Path(p) for p in a.paths] or source_notebooks(nbs)
     bad = [str(f) for f in files if f.suffix != '.ipynb' or not f.is_file()]
     if bad: sys.exit(f"run_tests: not a notebook: {', '.join(bad)} (give paths like nbs/theory/03b_stage2.ipynb)")
+    names = [nb_key(f, nbs) for f in files]
     # each worker uses one thread per notebook: n_workers notebooks share the cores without oversubscription
     os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
+    order = longest_first(names, {**read_times(), **read_times(LOCAL_TIMES)})
     # one fresh process per notebook: no state or memory carries over between notebooks
     with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
-        res = list(ex.map(partial(_one, flags=a.flags.split(), save_dir=a.save_executed), files))
-    names = [nb_key(f, nbs) for f in files]
+        done = list(ex.map(partial(_one, flags=a.flags.split(), save_dir=a.save_executed), [files[i] for i in order]))
+    res = [None] * len(files)
+    for i, r in zip(order, done): res[i] = r
     for n, (ok, dt) in zip(names, res): print(f"{'ok  ' if ok else 'FAIL'} {n:40s} {dt:7.1f} s", flush=True)
+    try: record_times(names, res, LOCAL_TIMES)
+    except OSError as e: print(f"run_tests: could not write {LOCAL_TIMES.name} ({e})", file=sys.stderr)
+    if a.record_times: record_times(names, res)
     failed = [n for n, (ok, _) in zip(names, res) if not ok]
     line = f"notebooks: {len(files) - len(failed)} passed, {len(failed)} failed"
     Path('.test-summary').write_text(line + '\n')
