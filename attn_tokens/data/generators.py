@@ -15,16 +15,21 @@ __all__ = ['make_assumption1', 'make_tilted_irrelevant', 'continuum_polarity', '
 
 # %% ../../nbs/data/01d_generators.ipynb #e2d1927f
 def _lengths(rng, m, T, T_max):
-    if T < 1 or (T_max is not None and T_max < T): raise ValueError(f"need 1 <= T <= T_max; got T={T}, T_max={T_max}.")
+    if T < 1 or (T_max is not None and T_max < T):
+        raise ValueError(f"need 1 <= T <= T_max; got T={T}, T_max={T_max}.")
     return np.full(m, T) if T_max is None else rng.integers(T, T_max + 1, m)
 
 def _grouped(rng, n_groups, class_tokens: list, irrelevant: np.ndarray, T, T_max):
-    "Groups of K sequences (one per class) sharing length, irrelevant tokens and the position of their one class token."
+    """Groups of K sequences (one per class) sharing length, irrelevant tokens and the position of
+    their one class token."""
     K = len(class_tokens)
     L = _lengths(rng, n_groups, T, T_max)
     Tm = int(L.max())
-    if len(irrelevant) == 0 and Tm > 1: raise ValueError("n_irrelevant must be >= 1 when sequences have more than one token.")
-    base = irrelevant[rng.integers(0, max(len(irrelevant), 1), (n_groups, Tm))] if len(irrelevant) else np.zeros((n_groups, Tm), np.int64)
+    if len(irrelevant) == 0 and Tm > 1:
+        raise ValueError("n_irrelevant must be >= 1 when sequences have more than one token.")
+    base = irrelevant[rng.integers(0, max(len(irrelevant), 1),
+                                   (n_groups, Tm))] if len(irrelevant) else np.zeros((n_groups, Tm),
+                                           np.int64)
     base[np.arange(Tm)[None, :] >= L[:, None]] = -1
     pos = (rng.random(n_groups) * L).astype(np.int64)
     seqs = np.repeat(base[:, None, :], K, axis=1)                    # (groups, K, Tm)
@@ -32,25 +37,41 @@ def _grouped(rng, n_groups, class_tokens: list, irrelevant: np.ndarray, T, T_max
         seqs[np.arange(n_groups), k, pos] = np.asarray(toks)[rng.integers(0, len(toks), n_groups)]
     labels = np.tile(np.arange(K), n_groups)
     perm = rng.permutation(n_groups * K)
-    return torch.from_numpy(seqs.reshape(-1, Tm)[perm].astype(np.int64)), torch.from_numpy(labels[perm].astype(np.int64))
+    return torch.from_numpy(seqs.reshape(-1, Tm)[perm].astype(np.int64)), torch.from_numpy(
+        labels[perm].astype(np.int64)
+    )
 
-def make_assumption1(n: int = 200, n_relevant: int = 4, n_irrelevant: int = 20, T: int = 8, seed: int = 0,
+def make_assumption1(n: int = 200, n_relevant: int = 4, n_irrelevant: int = 20, T: int = 8,
+                     seed: int = 0,
                      T_max: Optional[int] = None) -> TokenData:
-    "Data satisfying Assumption 1 exactly: one relevant token per sequence, +/- pairs sharing all irrelevant tokens."
-    if n < 2 or n % 2: raise ValueError(f"n must be even and >= 2 (sequences come in +/- pairs); got n={n}.")
-    if n_relevant < 2 or n_relevant % 2: raise ValueError(f"n_relevant must be even and >= 2 (half positive, half negative); got {n_relevant}.")
+    """Data satisfying Assumption 1 exactly: one relevant token per sequence, +/- pairs sharing all
+    irrelevant tokens."""
+    if n < 2 or n % 2:
+        raise ValueError(f"n must be even and >= 2 (sequences come in +/- pairs); got n={n}.")
+    if n_relevant < 2 or n_relevant % 2:
+        raise ValueError(f"n_relevant must be even and >= 2 (half positive, half negative); got "
+                         f"{n_relevant}.")
     R, I = n_relevant, n_irrelevant
     rng = np.random.default_rng(seed)
     pos, neg = np.arange(R // 2), np.arange(R // 2, R)
-    tokens, labels = _grouped(rng, n // 2, [neg, pos], np.arange(R, R + I), T, T_max)   # class 0 = negative, 1 = positive
-    vocab = [f'pos{i}' for i in range(R // 2)] + [f'neg{i}' for i in range(R // 2)] + [f'irr{i}' for i in range(I)]
+    # class 0 = negative, 1 = positive
+    tokens, labels = _grouped(rng, n // 2, [neg, pos], np.arange(R, R + I), T, T_max)
+    vocab = (
+        [f'pos{i}' for i in range(R // 2)]
+        + [f'neg{i}' for i in range(R // 2)]
+        + [f'irr{i}' for i in range(I)]
+    )
     return TokenData(tokens, labels, vocab, R + I, 2)
 
 # %% ../../nbs/data/01d_generators.ipynb #4834b734
-def make_tilted_irrelevant(n: int = 400, n_relevant: int = 4, n_irrelevant: int = 4, T: int = 2, frac_neg: float = 0.5,
+def make_tilted_irrelevant(n: int = 400, n_relevant: int = 4, n_irrelevant: int = 4, T: int = 2,
+                           frac_neg: float = 0.5,
                            seed: int = 0) -> TokenData:
-    "make_assumption1 plus one irrelevant token (id V) in every positive sequence and a fraction frac_neg of the negative."
-    if not 0 < frac_neg < 1: raise ValueError(f"frac_neg = {frac_neg} must be in (0, 1): the token must occur in both classes")
+    """make_assumption1 plus one irrelevant token (id V) in every positive sequence and a fraction
+    frac_neg of the negative."""
+    if not 0 < frac_neg < 1:
+        raise ValueError(f"frac_neg = {frac_neg} must be in (0, 1): the token must occur in both "
+                         f"classes")
     d = make_assumption1(n=n, n_relevant=n_relevant, n_irrelevant=n_irrelevant, T=T, seed=seed)
     col = torch.full((d.tokens.shape[0], 1), -1, dtype=torch.int64)
     neg = (d.labels == 0).nonzero()[:, 0]
@@ -63,11 +84,14 @@ def continuum_polarity(V: int) -> np.ndarray:
     return -1 + 2 * np.arange(V) / (V - 1)
 
 def _continuum_check(V, T, delta, delta_tilde):
-    if V < 3: raise ValueError(f"V must be >= 3 (two extreme tokens and at least one inner token); got V={V}.")
+    if V < 3:
+        raise ValueError(f"V must be >= 3 (two extreme tokens and at least one inner token); got "
+                         f"V={V}.")
     if T < 1: raise ValueError(f"T must be >= 1; got {T}.")
     if not 0 <= delta <= 1: raise ValueError(f"delta must be in [0, 1]; got {delta}.")
     if not -1e-12 <= delta_tilde <= (V - 1) / V + 1e-12:
-        raise ValueError(f"delta_tilde must be in [0, (V-1)/V] = [0, {(V - 1) / V:.6g}]; got {delta_tilde}.")
+        raise ValueError(f"delta_tilde must be in [0, (V-1)/V] = [0, {(V - 1) / V:.6g}]; got "
+                         f"{delta_tilde}.")
     return min(max(delta_tilde * V / (V - 1), 0.), 1.)
 
 def _continuum_dists(V, delta, lam):
@@ -80,16 +104,20 @@ def _continuum_dists(V, delta, lam):
     return key, ctx
 
 def continuum_importance(V: int, T: int, delta: float, delta_tilde: float):
-    "Population posterior difference P(1|s)-P(0|s) and alpha_s of every token of `make_importance_continuum`."
+    """Population posterior difference P(1|s)-P(0|s) and alpha_s of every token of
+    `make_importance_continuum`."""
     lam = _continuum_check(V, T, delta, delta_tilde)
     key, ctx = _continuum_dists(V, delta, lam)
-    a = key.copy(); a[:, 1:-1] += (T - 1) * ctx                      # expected counts per sequence, (2, V)
+    # expected counts per sequence, (2, V)
+    a = key.copy(); a[:, 1:-1] += (T - 1) * ctx
     with np.errstate(invalid='ignore'):
         return (a[1] - a[0]) / (a[1] + a[0]), (a[1] - a[0]) / (2 * T)
 
-def make_importance_continuum(n: int = 1000, V: int = 21, T: int = 8, delta: float = 1., delta_tilde: float = 0.,
+def make_importance_continuum(n: int = 1000, V: int = 21, T: int = 8, delta: float = 1.,
+                              delta_tilde: float = 0.,
                               seed: int = 0) -> TokenData:
-    "Tokens with a continuum of importance (a label-tilted key token plus tilted context): our eq. (15) analogue."
+    """Tokens with a continuum of importance (a label-tilted key token plus tilted context): our eq.
+    (15) analogue."""
     if n < 2 or n % 2: raise ValueError(f"n must be even and >= 2 (balanced classes); got n={n}.")
     lam = _continuum_check(V, T, delta, delta_tilde)
     key_p, ctx_p = _continuum_dists(V, delta, lam)
@@ -101,18 +129,24 @@ def make_importance_continuum(n: int = 1000, V: int = 21, T: int = 8, delta: flo
         tokens[rows] = 1 + rng.choice(V - 2, size=(len(rows), T), p=ctx_p[c])
         tokens[rows, rng.integers(0, T, len(rows))] = rng.choice(V, size=len(rows), p=key_p[c])
     vocab = [f'q{qs:+.2f}' for qs in continuum_polarity(V)]
-    return TokenData(torch.from_numpy(tokens), torch.from_numpy(labels.astype(np.int64)), vocab, V, 2)
+    return TokenData(torch.from_numpy(tokens), torch.from_numpy(labels.astype(np.int64)), vocab, V,
+                     2)
 
 # %% ../../nbs/data/01d_generators.ipynb #260b681b
-def make_multiclass(n: int = 300, K: int = 3, n_per_class: int = 2, n_irrelevant: int = 20, T: int = 8, seed: int = 0,
+def make_multiclass(n: int = 300, K: int = 3, n_per_class: int = 2, n_irrelevant: int = 20,
+                    T: int = 8, seed: int = 0,
                     T_max: Optional[int] = None) -> TokenData:
-    "K-class data: one class-specific token per sequence, groups of K sequences sharing all irrelevant tokens."
+    """K-class data: one class-specific token per sequence, groups of K sequences sharing all
+    irrelevant tokens."""
     if K < 2: raise ValueError(f"K must be >= 2; got {K}.")
-    if n < K or n % K: raise ValueError(f"n must be a positive multiple of K={K} (groups of one sequence per class); got n={n}.")
+    if n < K or n % K:
+        raise ValueError(f"n must be a positive multiple of K={K} (groups of one sequence per "
+                         f"class); got n={n}.")
     if n_per_class < 1: raise ValueError(f"n_per_class must be >= 1; got {n_per_class}.")
     m, I = n_per_class, n_irrelevant
     rng = np.random.default_rng(seed)
-    tokens, labels = _grouped(rng, n // K, [np.arange(k * m, (k + 1) * m) for k in range(K)], np.arange(K * m, K * m + I), T, T_max)
+    tokens, labels = _grouped(rng, n // K, [np.arange(k * m, (k + 1) * m) for k in range(K)],
+                              np.arange(K * m, K * m + I), T, T_max)
     vocab = [f'c{k}_{i}' for k in range(K) for i in range(m)] + [f'irr{i}' for i in range(I)]
     return TokenData(tokens, labels, vocab, K * m + I, K)
 
@@ -120,7 +154,8 @@ def make_multiclass(n: int = 300, K: int = 3, n_per_class: int = 2, n_irrelevant
 def _k_range(k):
     "(k_min, k_max) from an int or a pair, checked."
     lo, hi = (k, k) if isinstance(k, (int, np.integer)) else tuple(k)
-    if not (1 <= lo <= hi): raise ValueError(f"k must be an int >= 1 or a pair 1 <= k_min <= k_max; got k={k}.")
+    if not (1 <= lo <= hi):
+        raise ValueError(f"k must be an int >= 1 or a pair 1 <= k_min <= k_max; got k={k}.")
     return int(lo), int(hi)
 
 def _freq(freq, m, what):
@@ -128,22 +163,38 @@ def _freq(freq, m, what):
     if freq is None: return np.full(m, 1. / m)
     f = np.asarray(freq, dtype=np.float64)
     if f.shape != (m,) or not np.all(np.isfinite(f)) or (f < 0).any() or f.sum() <= 0:
-        raise ValueError(f"freq must be {m} finite non-negative weights (one per {what}), not all 0; got {freq!r}.")
+        raise ValueError(f"freq must be {m} finite non-negative weights (one per {what}), not all "
+                         f"0; got {freq!r}.")
     return f / f.sum()
 
-def make_multi_relevant(n: int = 1000, n_relevant: int = 6, n_irrelevant: int = 30, T: int = 8, k=(1, 3), freq=None,
-                        tied: bool = False, seed: int = 0, T_max: Optional[int] = None) -> TokenData:
-    "Mirrored +/- pairs holding k (1..3) relevant tokens of the label's polarity; irrelevant tokens have alpha_s = 0 exactly."
-    if n < 2 or n % 2: raise ValueError(f"n must be even and >= 2 (sequences come in +/- pairs); got n={n}.")
-    if n_relevant < 2 or n_relevant % 2: raise ValueError(f"n_relevant must be even and >= 2 (half positive, half negative); got {n_relevant}.")
+# %% ../../nbs/data/01d_generators.ipynb #eb87b652
+def make_multi_relevant(n: int = 1000, n_relevant: int = 6, n_irrelevant: int = 30, T: int = 8,
+                        k=(1, 3), freq=None,
+                        tied: bool = False, seed: int = 0,
+                        T_max: Optional[int] = None) -> TokenData:
+    """Mirrored +/- pairs holding k (1..3) relevant tokens of the label's polarity; irrelevant
+    tokens have alpha_s = 0 exactly."""
+    if n < 2 or n % 2:
+        raise ValueError(f"n must be even and >= 2 (sequences come in +/- pairs); got n={n}.")
+    if n_relevant < 2 or n_relevant % 2:
+        raise ValueError(f"n_relevant must be even and >= 2 (half positive, half negative); got "
+                         f"{n_relevant}.")
     R, I, h = n_relevant, n_irrelevant, n_relevant // 2
     lo, hi = _k_range(k)
-    if tied and (lo != hi or h % lo): raise ValueError(f"tied=True needs one group size k (an int) dividing n_relevant/2 = {h}; got k={k}.")
-    if hi > h: raise ValueError(f"k_max = {hi} is more than the {h} relevant tokens of one polarity; pass k <= n_relevant/2.")
-    if T < hi: raise ValueError(f"T = {T} cannot hold k_max = {hi} relevant tokens; pass T >= k_max.")
-    if I < 1 and (T_max or T) > lo: raise ValueError("n_irrelevant must be >= 1 when sequences hold irrelevant positions.")
+    if tied and (lo != hi or h % lo):
+        raise ValueError(f"tied=True needs one group size k (an int) dividing n_relevant/2 = {h}; "
+                         f"got k={k}.")
+    if hi > h:
+        raise ValueError(f"k_max = {hi} is more than the {h} relevant tokens of one polarity; pass "
+                         f"k <= n_relevant/2.")
+    if T < hi:
+        raise ValueError(f"T = {T} cannot hold k_max = {hi} relevant tokens; pass T >= k_max.")
+    if I < 1 and (T_max or T) > lo:
+        raise ValueError("n_irrelevant must be >= 1 when sequences hold irrelevant positions.")
     f = _freq(freq, h // lo if tied else h, 'group' if tied else 'relevant token of one polarity')
-    if not tied and (f > 0).sum() < hi: raise ValueError(f"freq gives fewer than k_max = {hi} tokens a positive weight; distinct tokens cannot be drawn.")
+    if not tied and (f > 0).sum() < hi:
+        raise ValueError(f"freq gives fewer than k_max = {hi} tokens a positive weight; distinct "
+                         f"tokens cannot be drawn.")
     rng = np.random.default_rng(seed)
     m = n // 2
     L = _lengths(rng, m, T, T_max); Tm = int(L.max())
@@ -154,8 +205,15 @@ def make_multi_relevant(n: int = 1000, n_relevant: int = 6, n_irrelevant: int = 
         pos = rng.choice(L[j], kX[j], replace=False)
         if tied: rel = lo * rng.choice(len(f), p=f) + np.arange(lo)
         else: rel = rng.choice(h, kX[j], replace=False, p=f)
-        seqs[j, 0] = row; seqs[j, 0, pos] = h + rel                      # label 0 (y = -1): negative tokens
-        seqs[j, 1] = row; seqs[j, 1, pos] = rel                          # label 1 (y = +1): positive tokens
+        # label 0 (y = -1): negative tokens
+        seqs[j, 0] = row; seqs[j, 0, pos] = h + rel
+        # label 1 (y = +1): positive tokens
+        seqs[j, 1] = row; seqs[j, 1, pos] = rel
     labels = np.tile([0, 1], m); perm = rng.permutation(n)
-    vocab = [f'pos{i}' for i in range(h)] + [f'neg{i}' for i in range(h)] + [f'irr{i}' for i in range(I)]
-    return TokenData(torch.from_numpy(seqs.reshape(n, Tm)[perm]), torch.from_numpy(labels[perm].astype(np.int64)), vocab, R + I, 2)
+    vocab = (
+        [f'pos{i}' for i in range(h)]
+        + [f'neg{i}' for i in range(h)]
+        + [f'irr{i}' for i in range(I)]
+    )
+    return TokenData(torch.from_numpy(seqs.reshape(n, Tm)[perm]),
+                     torch.from_numpy(labels[perm].astype(np.int64)), vocab, R + I, 2)

@@ -47,7 +47,8 @@ class Tokenizer:
 
 # %% ../../nbs/data/01b_text.ipynb #6a16ed50
 class Vocab:
-    "Vocabulary: `itos[i]` is the word of token i, `stoi` the inverse map, `counts[i]` its training count."
+    """Vocabulary: `itos[i]` is the word of token i, `stoi` the inverse map, `counts[i]` its
+    training count."""
     def __init__(self, itos: Sequence[str], counts=None):
         self.itos = list(itos)
         self.stoi = {w: i for i, w in enumerate(self.itos)}
@@ -61,14 +62,17 @@ class Vocab:
         ids = np.fromiter((g(w, -1) for w in words), dtype=np.int64, count=len(words))
         return ids[ids >= 0]
 
-def _select_vocab(words: np.ndarray, counts: np.ndarray, min_count: int = 1, max_size: Optional[int] = None):
-    "Indices into `words` of the vocabulary: count >= min_count, by decreasing count, ties alphabetical, at most max_size."
+def _select_vocab(words: np.ndarray, counts: np.ndarray, min_count: int = 1,
+                  max_size: Optional[int] = None):
+    """Indices into `words` of the vocabulary: count >= min_count, by decreasing count, ties
+    alphabetical, at most max_size."""
     cand = np.flatnonzero(counts >= max(min_count, 1))
     order = cand[np.lexsort((words[cand], -counts[cand]))]
     return order if max_size is None else order[:max_size]
 
 def build_vocab(docs_or_counts, min_count: int = 1, max_size: Optional[int] = None) -> Vocab:
-    "Vocabulary from token lists (or a word -> count mapping): count >= min_count, most frequent first, ties alphabetical."
+    """Vocabulary from token lists (or a word -> count mapping): count >= min_count, most frequent
+    first, ties alphabetical."""
     if isinstance(docs_or_counts, dict): counts = docs_or_counts
     else:
         counts = defaultdict(int)
@@ -82,14 +86,17 @@ def build_vocab(docs_or_counts, min_count: int = 1, max_size: Optional[int] = No
 
 # %% ../../nbs/data/01b_text.ipynb #b6f1804e
 def _flat_ids(texts, tok: Tokenizer, word_ids: dict):
-    "Flat provisional ids of all words of `texts` (new words get the next id in `word_ids`) and the per-text lengths."
+    """Flat provisional ids of all words of `texts` (new words get the next id in `word_ids`) and
+    the per-text lengths."""
     find, prep, get = tok._re.findall, tok.prepare, word_ids.__getitem__
     lengths = np.empty(len(texts), dtype=np.int64)
     words, chunks = [], []
     for i, t in enumerate(texts):
         w = find(prep(t)); lengths[i] = len(w); words.extend(w)
-        if len(words) > 1_000_000:    # map to ids in chunks: a list of all word strings would take GBs
-            chunks.append(np.fromiter(map(get, words), dtype=np.int64, count=len(words))); words = []
+        if len(words) > 1_000_000:    # map to ids in chunks: a list of all word strings would take
+                                      # GBs
+            chunks.append(np.fromiter(map(get, words), dtype=np.int64,
+                                      count=len(words))); words = []
     chunks.append(np.fromiter(map(get, words), dtype=np.int64, count=len(words)))
     return np.concatenate(chunks), lengths
 
@@ -105,13 +112,17 @@ def _remap(ids, lengths, table):
     return new[keep], np.bincount(doc[keep], minlength=len(lengths)).astype(np.int64)
 
 def pad_tokens(flat, lengths, max_len: Optional[int] = None) -> torch.Tensor:
-    "Flat ids + lengths -> (n, T) int64 tensor with -1 padding; keep the first `max_len` tokens of each sequence."
+    """Flat ids + lengths -> (n, T) int64 tensor with -1 padding; keep the first `max_len` tokens of
+    each sequence."""
     flat, lengths = np.asarray(flat, dtype=np.int64), np.asarray(lengths, dtype=np.int64)
-    if lengths.sum() != len(flat): raise ValueError(f"pad_tokens: lengths sum to {lengths.sum()} but there are {len(flat)} ids.")
+    if lengths.sum() != len(flat):
+        raise ValueError(f"pad_tokens: lengths sum to {lengths.sum()} but there are {len(flat)} "
+                         f"ids.")
     T = int(lengths.max()) if len(lengths) else 0
     starts = np.cumsum(lengths) - lengths
     row = np.repeat(np.arange(len(lengths)), lengths)
-    pos = np.arange(len(flat)) - starts[row]                          # position of each id in its sequence
+    # position of each id in its sequence
+    pos = np.arange(len(flat)) - starts[row]
     if max_len is not None and max_len < T:
         keep = pos < max_len
         flat, row, pos, T = flat[keep], row[keep], pos[keep], max_len
@@ -119,8 +130,10 @@ def pad_tokens(flat, lengths, max_len: Optional[int] = None) -> torch.Tensor:
     out.view(-1)[torch.from_numpy(row * T + pos)] = torch.from_numpy(flat)
     return out
 
-def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = None, max_len: Optional[int] = None):
-    "Encode `texts` with `vocab` (OOV words dropped, then texts left empty dropped): (tokens (n', T) int64, kept row indices)."
+def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = None,
+           max_len: Optional[int] = None):
+    """Encode `texts` with `vocab` (OOV words dropped, then texts left empty dropped): (tokens (n',
+    T) int64, kept row indices)."""
     tok = tokenizer or Tokenizer()
     wid = _new_word_ids()
     for w in vocab.itos: wid[w]
@@ -137,16 +150,24 @@ def _arrays_sha(arrays: dict) -> str:
     h = hashlib.sha256()
     for k in sorted(arrays):
         a = np.ascontiguousarray(arrays[k])
-        h.update(k.encode()); h.update(str(a.dtype).encode()); h.update(str(a.shape).encode()); h.update(a.tobytes())
+        h.update(k.encode())
+        h.update(str(a.dtype).encode())
+        h.update(str(a.shape).encode())
+        h.update(a.tobytes())
     return h.hexdigest()
 
 def _read_cache(path, key):
-    "The cached arrays at `path` if the file is intact and made for `key`, else None (with a warning if it was bad)."
+    """The cached arrays at `path` if the file is intact and made for `key`, else None (with a
+    warning if it was bad)."""
     if not path.exists(): return None
     try:
         arrays = load_npz(path, what='token cache')
         meta = json.loads(str(arrays.pop('meta')))
-        ok = meta.get('version') == CACHE_VERSION and meta.get('key') == key and meta.get('sha256') == _arrays_sha(arrays)
+        ok = (
+            meta.get('version') == CACHE_VERSION
+            and meta.get('key') == key
+            and meta.get('sha256') == _arrays_sha(arrays)
+        )
         why = 'stale or corrupt (checksum/version mismatch)'
     except Exception as e: ok, why = False, f'unreadable ({type(e).__name__}: {e})'
     if ok: return arrays, meta
@@ -154,12 +175,16 @@ def _read_cache(path, key):
     return None
 
 # %% ../../nbs/data/01b_text.ipynb #e263c384
-def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = None, max_len: Optional[int] = None,
-                   data_dir=None, cache: bool = True, tokenizer: Optional[Tokenizer] = None, cache_dir=None):
-    "Tokenized (train, test) `TokenData` of dataset `name`, vocabulary built on train, cached on disk."
+def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = None,
+                   max_len: Optional[int] = None,
+                   data_dir=None, cache: bool = True, tokenizer: Optional[Tokenizer] = None,
+                   cache_dir=None):
+    """Tokenized (train, test) `TokenData` of dataset `name`, vocabulary built on train, cached on
+    disk."""
     tok = tokenizer or Tokenizer()
     fp, load = corpus_source(name, data_dir)
-    spec = dict(version=CACHE_VERSION, name=name, source=fp, tokenizer=tok.config(), min_count=min_count, max_size=max_size)
+    spec = dict(version=CACHE_VERSION, name=name, source=fp, tokenizer=tok.config(),
+                min_count=min_count, max_size=max_size)
     key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
     path = Path(cache_dir or default_cache_dir())/f"{name}-{key}.npz"
     got = _read_cache(path, key) if cache else None
@@ -173,14 +198,17 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
     for s in ('train', 'test'):
         if f'{s}_flat' not in arrays: out.append(None); continue
         if meta['dropped'][s]:
-            warnings.warn(f"{name}/{s}: {meta['dropped'][s]} text(s) with no in-vocabulary word were dropped (see TokenData.idx).")
+            warnings.warn(f"{name}/{s}: {meta['dropped'][s]} text(s) with no in-vocabulary word "
+                          f"were dropped (see TokenData.idx).")
         out.append(TokenData(pad_tokens(arrays[f'{s}_flat'], arrays[f'{s}_lengths'], max_len),
-                             torch.from_numpy(arrays[f'{s}_labels']), vocab, len(vocab), meta['n_classes'],
+                             torch.from_numpy(arrays[f'{s}_labels']), vocab, len(vocab),
+                             meta['n_classes'],
                              torch.from_numpy(arrays[f'{s}_idx'])))
     return tuple(out)
 
 def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
-    "Tokenize every split, build the vocabulary on train, encode: the arrays to cache and their metadata."
+    """Tokenize every split, build the vocabulary on train, encode: the arrays to cache and their
+    metadata."""
     wid = _new_word_ids()
     enc = {s: _flat_ids(texts, tok, wid) for s, (texts, _, _) in splits.items()}
     ids, lengths = enc['train']
@@ -189,7 +217,8 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
     sel = _select_vocab(words, counts, min_count, max_size)
     table = np.full(len(wid), -1, dtype=np.int64); table[sel] = np.arange(len(sel))
     arrays = dict(vocab=words[sel], vocab_counts=counts[sel])
-    K = max((k or 0) for _, _, k in splits.values()) or int(max(l.max() for _, l, _ in splits.values())) + 1
+    K = max((k or 0) for _, _,
+            k in splits.values()) or int(max(l.max() for _, l, _ in splits.values())) + 1
     dropped = {}
     for s, (ids, lengths) in enc.items():
         flat, new_len = _remap(ids, lengths, table)

@@ -18,20 +18,26 @@ __all__ = ['TokenData', 'validate_tokens', 'save_tokens', 'load_tokens']
 
 # %% ../../nbs/data/01_tokens.ipynb #831f4a10
 def _words(vocab, where) -> list:
-    "The vocabulary as a list of str: bytes decoded as UTF-8 (b'cat' -> 'cat', never \"b'cat'\"); anything else refused."
+    """The vocabulary as a list of str: bytes decoded as UTF-8 (b'cat' -> 'cat', never \"b'cat'\");
+    anything else refused."""
     out = []
     for i, s in enumerate(vocab):
         if isinstance(s, (bytes, np.bytes_)):
             try: s = bytes(s).decode('utf-8')
             except UnicodeDecodeError as e:
-                raise ValueError(f"{where}[{i}] = {bytes(s)[:40]!r} is not UTF-8 ({e.reason}); give the vocabulary as str") from None
-        if not isinstance(s, str): raise ValueError(f"{where}[{i}] = {s!r} is a {type(s).__name__}; vocabulary entries must be strings")
+                raise ValueError(f"{where}[{i}] = {bytes(s)[:40]!r} is not UTF-8 ({e.reason}); "
+                                 f"give the vocabulary as str") from None
+        if not isinstance(s, str):
+            raise ValueError(f"{where}[{i}] = {s!r} is a {type(s).__name__}; vocabulary entries "
+                             f"must be strings")
         out.append(str(s))
     return out
 
+# %% ../../nbs/data/01_tokens.ipynb #6d19c882
 @dataclass
 class TokenData:
-    "Token sequences `tokens` (n, T) int64 with -1 padding, `labels` (n,) int64, optional `vocab`, vocabulary size `V`."
+    """Token sequences `tokens` (n, T) int64 with -1 padding, `labels` (n,) int64, optional `vocab`,
+    vocabulary size `V`."""
     tokens: torch.Tensor
     labels: torch.Tensor
     vocab: Optional[list] = None
@@ -44,11 +50,19 @@ class TokenData:
         for k in ('tokens', 'labels'):
             t = getattr(self, k)
             check_integer(t, k)
-            if t.dtype == torch.bool: raise ValueError(f"TokenData: {k} has dtype torch.bool; it must hold integers (convert with .long()).")
+            if t.dtype == torch.bool:
+                raise ValueError(f"TokenData: {k} has dtype torch.bool; it must hold integers "
+                                 f"(convert with .long()).")
             if t.dtype != torch.int64: setattr(self, k, t.long())
         if self.vocab is not None: self.vocab = _words(self.vocab, 'TokenData: vocab')
         if self.V is None:
-            self.V = len(self.vocab) if self.vocab is not None else int(self.tokens.max()) + 1 if self.tokens.numel() else 0
+            self.V = (
+                len(self.vocab)
+                if self.vocab is not None
+                else int(self.tokens.max()) + 1
+                if self.tokens.numel()
+                else 0
+            )
         if self.idx is not None: self.idx = torch.as_tensor(self.idx)
 
     @property
@@ -78,53 +92,75 @@ class TokenData:
                 f"vocab={'yes' if self.vocab is not None else 'no'})")
 
 # %% ../../nbs/data/01_tokens.ipynb #3001488b
-def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None, n_classes: Optional[int] = None, where: str = ''):
-    "Check a token file's arrays: core's checks of ids and labels, then the vocabulary, the classes present and the sizes V, n_classes."
+def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None,
+                    n_classes: Optional[int] = None, where: str = ''):
+    """Check a token file's arrays: core's checks of ids and labels, then the vocabulary, the
+    classes present and the sizes V, n_classes."""
     w = f"{where}: " if where else ''
     tokens = tokens.numpy() if isinstance(tokens, torch.Tensor) else np.asarray(tokens)
     labels = labels.numpy() if isinstance(labels, torch.Tensor) else np.asarray(labels)
     if vocab is not None:
         vocab = np.asarray(vocab)
-        if vocab.ndim != 1: raise ValueError(f"{w}'vocab' must be a 1-D array of strings; got shape {vocab.shape}.")
+        if vocab.ndim != 1:
+            raise ValueError(f"{w}'vocab' must be a 1-D array of strings; got shape {vocab.shape}.")
         if V is not None and V != len(vocab):
-            raise ValueError(f"{w}V={V} but the vocabulary has {len(vocab)} entries; drop V or pass the matching vocabulary.")
+            raise ValueError(f"{w}V={V} but the vocabulary has {len(vocab)} entries; drop V or "
+                             f"pass the matching vocabulary.")
         V = len(vocab)
     if V is not None and not 1 <= V <= MAX_V:
-        raise ValueError(f"{w}V={V} is outside 1..{MAX_V} (2**31 - 1, the most token ids the engine can index); "
+        raise ValueError(f"{w}V={V} is outside 1..{MAX_V} (2**31 - 1, the most token ids the "
+                         f"engine can index); "
                          "give the real vocabulary size, or leave V out to use the largest id + 1.")
     check_tokens(tokens, None if vocab is not None else V, where=where)
     check_labels(labels, len(tokens), n_classes, where=where)
     hi, lmax = int(tokens.max()), int(labels.max())
     if len(present := np.unique(labels)) < 2:
-        raise ValueError(f"{w}every label is {int(present[0])}: the data hold one class only ({len(labels)} sequences), so there is "
-                         f"nothing to classify{f' (n_classes={n_classes} is stored, but the other classes never occur)' if n_classes else ''}; "
-                         "give sequences of at least two classes (check the filter or split that produced the file).")
+        raise ValueError(
+            f"{w}every label is {int(present[0])}: the data hold one class only ({len(labels)} "
+            f"sequences), so there is nothing to "
+            f"classify{f' (n_classes={n_classes} is stored, but the other classes never occur)' if n_classes else ''}; "
+            "give sequences of at least two classes (check the filter or split that "
+            "produced the file)."
+        )
     if vocab is not None and hi >= V:
-        raise ValueError(f"{w}token ids out of range: found id {hi} >= len(vocab)={V}; ids must be in [0, {V}) "
-                         "(re-encode with this vocabulary, or give the vocabulary that covers every id).")
+        raise ValueError(f"{w}token ids out of range: found id {hi} >= len(vocab)={V}; ids must be "
+                         f"in [0, {V}) "
+                         "(re-encode with this vocabulary, or give the vocabulary that covers "
+                         "every id).")
     if n_classes is None and len(present) != lmax + 1:
-        raise ValueError(f"{w}labels must be 0..K-1, e.g. map 1..K to 0..K-1; found {present[:10].tolist()}"
-                         f"{' ...' if len(present) > 10 else ''} (if a class is simply absent, give n_classes).")
+        raise ValueError(f"{w}labels must be 0..K-1, e.g. map 1..K to 0..K-1; found "
+                         f"{present[:10].tolist()}{' ...' if len(present) > 10 else ''} (if a "
+                         f"class is simply absent, give n_classes).")
     _check_sizes(V, n_classes, hi + 1, lmax + 1, vocab is not None, w)
 
 # %% ../../nbs/data/01_tokens.ipynb #a5729557
 def _check_sizes(V, K, ids_used, labels_used, has_vocab=False, w=''):
-    "Refuse a V (without vocabulary) or n_classes far beyond what the data uses, or too large for the available memory."
-    for name, x, used, what in (('V', None if has_vocab else V, ids_used, 'largest token id'), ('n_classes', K, labels_used, 'largest label')):
+    """Refuse a V (without vocabulary) or n_classes far beyond what the data uses, or too large for
+    the available memory."""
+    for name, x, used, what in (('V', None if has_vocab else V, ids_used, 'largest token id'),
+                                ('n_classes', K, labels_used, 'largest label')):
         if x is not None and x > max(2**20, 1000 * used):
-            raise ValueError(f"{w}{name}={x} is far beyond what the data uses ({what} + 1 = {used}); a model of it would have "
-                             f"{x} rows ({'of E' if name == 'V' else 'of v'}), nearly all unused: store the real {name}, "
-                             f"or leave {name} out to use {what} + 1.")
+            raise ValueError(f"{w}{name}={x} is far beyond what the data uses ({what} + 1 = "
+                             f"{used}); a model of it would have {x} rows "
+                             f"({'of E' if name == 'V' else 'of v'}), nearly all unused: store the "
+                             f"real {name}, or leave {name} out to use {what} + 1.")
     V, K = V or ids_used, K or labels_used
-    guards.check_memory({'u = E v, z = E p and their gradients (float64)': 16 * V * ((1 if K <= 2 else K) + 1)},
-                        f"{w}a model of V={V} and n_classes={K}", "check V and n_classes (store the real ones, or leave them out); with a few ids spread far apart, re-encode them as 0..V-1")
+    guards.check_memory(
+        {'u = E v, z = E p and their gradients (float64)': 16 * V * ((1 if K <= 2 else K) + 1)},
+        f"{w}a model of V={V} and n_classes={K}",
+        "check V and n_classes (store the real ones, or leave them out); with a "
+        "few ids spread far apart, re-encode them as 0..V-1",
+    )
 
 def _stored_size(arrays, key, path):
-    "The scalar `key` of a token file as a Python int (None if absent): one whole, finite number >= 1."
+    """The scalar `key` of a token file as a Python int (None if absent): one whole, finite number
+    >= 1."""
     if key not in arrays: return None
-    a, fix = arrays[key], f"store {key} as one positive integer, e.g. {key}=np.int64(...), or leave it out"
+    a, fix = arrays[key], (f"store {key} as one positive integer, e.g. {key}=np.int64(...), or "
+                           f"leave it out")
     if a.size != 1 or a.dtype.kind not in 'iuf':
-        raise ValueError(f"{path}: '{key}' must be one number; found dtype {a.dtype}, shape {a.shape}; {fix}.")
+        raise ValueError(f"{path}: '{key}' must be one number; found dtype {a.dtype}, shape "
+                         f"{a.shape}; {fix}.")
     x = a.reshape(()).item()
     if a.dtype.kind == 'f' and not (math.isfinite(x) and x == int(x)):
         raise ValueError(f"{path}: '{key}' is {x}, not a whole number; {fix}.")
@@ -135,21 +171,27 @@ def _stored_size(arrays, key, path):
 def save_tokens(path, data: TokenData):
     "Save `data` to the .npz token file `path` (validated, written atomically)."
     validate_tokens(data.tokens, data.labels, data.V, data.vocab, data.num_classes, where=str(path))
-    arrays = dict(tokens=data.tokens.numpy().astype(np.int64), labels=data.labels.numpy().astype(np.int64),
+    arrays = dict(tokens=data.tokens.numpy().astype(np.int64),
+                  labels=data.labels.numpy().astype(np.int64),
                   V=np.int64(data.V), n_classes=np.int64(data.n_classes))
     if data.vocab is not None: arrays['vocab'] = np.array(data.vocab, dtype=str)
     save_npz(path, arrays)
 
 def load_tokens(path) -> TokenData:
-    "Load and validate a .npz token file (keys `tokens`, `labels`, optional `vocab`, `V`, `n_classes`)."
-    arrays = load_npz(path, what='token file')    # its errors name the real problem (truncated, forged, needs pickle)
+    """Load and validate a .npz token file (keys `tokens`, `labels`, optional `vocab`, `V`,
+    `n_classes`)."""
+    arrays = load_npz(path, what='token file')    # its errors name the real problem (truncated,
+                                                  # forged, needs pickle)
     for k in ('tokens', 'labels'):
         if k not in arrays:
-            raise ValueError(f"{path}: missing array '{k}' (found {sorted(arrays)}); a token file needs 'tokens' (n, T) int "
-                             "with -1 padding and 'labels' (n,) int 0..K-1, e.g. np.savez(path, tokens=..., labels=...).")
+            raise ValueError(f"{path}: missing array '{k}' (found {sorted(arrays)}); a token file "
+                             f"needs 'tokens' (n, T) int "
+                             "with -1 padding and 'labels' (n,) int 0..K-1, e.g. np.savez(path, "
+                             "tokens=..., labels=...).")
     vocab = arrays.get('vocab')
     if vocab is not None and vocab.dtype.kind not in 'US':
-        raise ValueError(f"{path}: 'vocab' has dtype {vocab.dtype}; it must be strings (np.array(vocab, dtype=str)).")
+        raise ValueError(f"{path}: 'vocab' has dtype {vocab.dtype}; it must be strings "
+                         f"(np.array(vocab, dtype=str)).")
     V, K = _stored_size(arrays, 'V', path), _stored_size(arrays, 'n_classes', path)
     validate_tokens(arrays['tokens'], arrays['labels'], V, vocab, K, where=str(path))
     tokens = torch.from_numpy(arrays['tokens'].astype(np.int64))

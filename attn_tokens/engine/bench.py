@@ -14,7 +14,8 @@ from ..infra import guards
 from . import kernel
 from ..infra.checks import SEED_MAX, positive_int, seed_int
 from ..infra.files import check_output, write_json
-from .core import TokenBatch, attention_pool, gd_step, loss_and_grads, reference_loss_and_grads
+from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
+                                     reference_loss_and_grads)
 from .models import OneLayerAttention
 
 # %% ../../nbs/engine/07_bench.ipynb #aa8dcb32
@@ -37,25 +38,38 @@ class BenchConfig:
         isint = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)
         for k in ('n', 'V', 'd', 'max_len', 'repeats', 'ref_repeats'):
             x = getattr(self, k)
-            if not isint(x) or x < 1: raise ValueError(f"BenchConfig: {k}={x!r}; {k} must be a positive integer (default {default[k]})")
+            if not isint(x) or x < 1:
+                raise ValueError(f"BenchConfig: {k}={x!r}; {k} must be a positive integer (default "
+                                 f"{default[k]})")
         if not isint(self.seed) or not 0 <= self.seed <= SEED_MAX:
-            raise ValueError(f"BenchConfig: seed={self.seed!r}; the seed must be an integer in 0..{SEED_MAX} (2**63 - 1)")
+            raise ValueError(f"BenchConfig: seed={self.seed!r}; the seed must be an integer in "
+                             f"0..{SEED_MAX} (2**63 - 1)")
         m = self.mean_len
-        if isinstance(m, bool) or not isinstance(m, numbers.Real) or not (math.isfinite(m) and m > 0):
-            raise ValueError(f"BenchConfig: mean_len={self.mean_len!r}; it must be a positive finite number (default {default['mean_len']})")
-        if self.dtype not in ('float32', 'float64'): raise ValueError(f"BenchConfig: dtype={self.dtype!r}; use 'float32' or 'float64'")
+        if (
+            isinstance(m, bool)
+            or not isinstance(m, numbers.Real)
+            or not (math.isfinite(m) and m > 0)
+        ):
+            raise ValueError(f"BenchConfig: mean_len={self.mean_len!r}; it must be a positive "
+                             f"finite number (default {default['mean_len']})")
+        if self.dtype not in ('float32', 'float64'):
+            raise ValueError(f"BenchConfig: dtype={self.dtype!r}; use 'float32' or 'float64'")
 
 QUICK = BenchConfig(n=1_000, V=5_000, d=128, repeats=5, ref_repeats=3)
 
 # %% ../../nbs/engine/07_bench.ipynb #839ee3b3
 def imdb_like_batch(cfg: BenchConfig):
-    "Random tokens (n, max_len) with IMDB-like lengths and Zipf-distributed ids, labels and parameters."
+    """Random tokens (n, max_len) with IMDB-like lengths and Zipf-distributed ids, labels and
+    parameters."""
     g = torch.Generator().manual_seed(cfg.seed)
-    sig = 0.75                                                    # log-normal spread of review lengths
+    # log-normal spread of review lengths
+    sig = 0.75
     lengths = torch.exp(math.log(cfg.mean_len) - sig**2 / 2 + sig * torch.randn(cfg.n, generator=g))
     lengths = lengths.round().clamp(10, cfg.max_len).long()
     cdf = torch.cumsum(1 / torch.arange(1, cfg.V + 1, dtype=torch.float64), 0)
-    ids = torch.searchsorted(cdf / cdf[-1], torch.rand(int(lengths.sum()), generator=g, dtype=torch.float64)).clamp(max=cfg.V - 1)
+    ids = torch.searchsorted(cdf / cdf[-1],
+                             torch.rand(int(lengths.sum()), generator=g,
+                                        dtype=torch.float64)).clamp(max=cfg.V - 1)
     T = int(lengths.max())
     tokens = torch.full((cfg.n, T), -1, dtype=torch.int64)
     tokens[torch.arange(T) < lengths[:, None]] = ids
@@ -68,7 +82,8 @@ def imdb_like_batch(cfg: BenchConfig):
 
 # %% ../../nbs/engine/07_bench.ipynb #cd1da20a
 def median_times(fns: dict, repeats, warmup=1):
-    "Median wall time in seconds of each `fns[k]()`, the functions run in turn `repeats` times after `warmup` rounds."
+    """Median wall time in seconds of each `fns[k]()`, the functions run in turn `repeats` times
+    after `warmup` rounds."""
     for _ in range(warmup):
         for fn in fns.values(): fn()
     ts = {k: [] for k in fns}
@@ -82,65 +97,87 @@ def median_time(fn, repeats, warmup=1):
     return median_times({'fn': fn}, repeats, warmup)['fn']
 
 def engine_bytes(E, tb, backend='kernel'):
-    "Bytes one engine step must move: E read twice, dE written once, and the batch in the backend's layout."
+    """Bytes one engine step must move: E read twice, dE written once, and the batch in the
+    backend's layout."""
     x = E.element_size()
-    if backend == 'kernel': batch = tb.ids.numel() * (4 + (0 if tb.counts is None else x)) + 16 * tb.n
-    else: batch = sum(b.ids.numel() * (8 + (0 if b.bias is None else x)) for b in tb.blocks) + 8 * tb.n
+    if backend == 'kernel':
+        batch = tb.ids.numel() * (4 + (0 if tb.counts is None else x)) + 16 * tb.n
+    else:
+        batch = (
+            sum(b.ids.numel() * (8 + (0 if b.bias is None else x)) for b in tb.blocks) + 8 * tb.n
+        )
     return 3 * E.numel() * x + batch
 
 def prepare_bytes(tokens, tb):
-    "Bytes TokenBatch.make must move: the (n, T) int64 tokens read, the compressed rows (ids, counts, offsets, lengths) written."
+    """Bytes TokenBatch.make must move: the (n, T) int64 tokens read, the compressed rows (ids,
+    counts, offsets, lengths) written."""
     return tokens.numel() * 8 + tb.ids.numel() * (4 + (0 if tb.counts is None else 4)) + 16 * tb.n
 
 def straightforward_pool(E, p, tokens, G, max_bytes=2**28):
-    "(dE, dp) of sum(h * G), h the attention output computed the straightforward way (gather E_X as (n, T, d), masked softmax, sum) by autograd, in chunks of sequences trimmed to their longest."
+    """(dE, dp) of sum(h * G), h the attention output computed the straightforward way (gather E_X
+    as (n, T, d), masked softmax, sum) by autograd, in chunks of sequences trimmed to their
+    longest."""
     E_, p_ = E.detach().requires_grad_(), p.detach().requires_grad_()
     step = max(1, max_bytes // (tokens.shape[1] * E.shape[1] * E.element_size()))
     for i in range(0, len(tokens), step):
         tk = tokens[i:i + step]
-        tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]            # trimmed to the chunk's last real token
+        # trimmed to the chunk's last real token
+        tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]
         EX = E_[tk.clamp(min=0)]
         sig = torch.softmax((EX @ p_).masked_fill(tk < 0, float('-inf')), 1)
         (sig[..., None] * EX).sum(1).backward(G[i:i + step])
     return E_.grad, p_.grad
 
 def adam(params, lr=1e-4):
-    "(torch.optim.Adam, variant): fused where this build supports it for the parameters, else foreach."
+    """(torch.optim.Adam, variant): fused where this build supports it for the parameters, else
+    foreach."""
     params = list(params)
     try: return torch.optim.Adam(params, lr=lr, fused=True), 'fused'
-    except (RuntimeError, ValueError, TypeError): return torch.optim.Adam(params, lr=lr, foreach=True), 'foreach'
+    except (RuntimeError, ValueError, TypeError):
+        return torch.optim.Adam(params, lr=lr, foreach=True), 'foreach'
 
 TARGETS = dict(prepare_ratio=2., gd_ratio=1.3, adam_ratio=2.5, plain_ratio=1.5, tokens_ratio=3.)
 
 # %% ../../nbs/engine/07_bench.ipynb #31c35582
 def pool_bench(cfg, tokens, labels, E, p, v, best, m=200):
-    "pool_ms (attention_pool forward + backward), the engine's step and the straightforward autograd on the first m reviews."
+    """pool_ms (attention_pool forward + backward), the engine's step and the straightforward
+    autograd on the first m reviews."""
     m = min(m, cfg.n)
     tk, lab = tokens[:m], labels[:m]
     tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]
-    tb = TokenBatch.make(tk, lab, cfg.V); tb.blocks                # the torch path's blocks, built before timing
+    # the torch path's blocks, built before timing
+    tb = TokenBatch.make(tk, lab, cfg.V); tb.blocks
     G = torch.randn(m, cfg.d, generator=torch.Generator().manual_seed(cfg.seed), dtype=E.dtype)
     buf = torch.empty_like(E)
     def pool():
         E_, p_ = E.detach().requires_grad_(), p.detach().requires_grad_()
         attention_pool(E_, p_, tb).backward(G)
         return E_.grad, p_.grad
-    t = median_times({'pool': pool, 'engine': lambda: loss_and_grads(E, p, v, tb, lab, out=buf, backend=best)}, cfg.repeats)
+    t = median_times({'pool': pool,
+                      'engine': lambda: loss_and_grads(E, p, v, tb, lab, out=buf, backend=best)},
+                      cfg.repeats)
     ref = median_time(lambda: straightforward_pool(E, p, tk, G), cfg.ref_repeats, warmup=0)
-    k = min(m, 50)                                                 # the two agree (checked on a subset)
+    # the two agree (checked on a subset)
+    k = min(m, 50)
     E_, p_ = E.detach().requires_grad_(), p.detach().requires_grad_()
     attention_pool(E_, p_, tk[:k]).backward(G[:k])
-    err = max(float((x - y).norm() / y.norm()) for x, y in zip((E_.grad, p_.grad), straightforward_pool(E, p, tk[:k], G[:k])))
-    return dict(pool_n=m, pool_ms=1e3 * t['pool'], pool_engine_ms=1e3 * t['engine'], pool_ratio=t['pool'] / t['engine'],
+    err = max(float((x - y).norm() / y.norm()) for x,
+              y in zip((E_.grad, p_.grad), straightforward_pool(E, p, tk[:k], G[:k])))
+    return dict(pool_n=m, pool_ms=1e3 * t['pool'], pool_engine_ms=1e3 * t['engine'],
+                pool_ratio=t['pool'] / t['engine'],
                 pool_ref_ms=1e3 * ref, pool_speedup=ref / t['pool'], pool_max_rel_err=err)
 
 # %% ../../nbs/engine/07_bench.ipynb #ccf08938
 def _check_memory(cfg: BenchConfig):
-    "Refuse, before allocating, a benchmark whose V x d copies (E, the step buffer, the GD copy, the model, its gradient and Adam's two moments) and batch do not fit."
+    """Refuse, before allocating, a benchmark whose V x d copies (E, the step buffer, the GD copy,
+    the model, its gradient and Adam's two moments) and batch do not fit."""
     it = torch.empty((), dtype=getattr(torch, cfg.dtype)).element_size()
-    guards.check_memory({'7 copies of V x d': 7 * cfg.V * cfg.d * it, **guards.batch_bytes(cfg.n, cfg.max_len)},
-                        f"the benchmark of n={cfg.n}, V={cfg.V}, d={cfg.d} ({cfg.dtype})", "lower --d, --V or --n (--quick is small)")
+    guards.check_memory({'7 copies of V x d': 7 * cfg.V * cfg.d * it,
+                         **guards.batch_bytes(cfg.n, cfg.max_len)},
+                        f"the benchmark of n={cfg.n}, V={cfg.V}, d={cfg.d} ({cfg.dtype})",
+                        "lower --d, --V or --n (--quick is small)")
 
+# %% ../../nbs/engine/07_bench.ipynb #c673dc64
 def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     "Time the engine (both backends) and the reference on `cfg`; return a dict of figures."
     _check_memory(cfg)
@@ -149,7 +186,8 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     buf = torch.empty_like(E)
     best = 'kernel' if kernel.available() else 'torch'
     step = lambda backend: (lambda: loss_and_grads(E, p, v, tb, labels, out=buf, backend=backend))
-    copy = lambda: buf.copy_(E)                                    # the same memory the engine reads and writes
+    # the same memory the engine reads and writes
+    copy = lambda: buf.copy_(E)
     prepare = lambda: TokenBatch.make(tokens, labels, cfg.V)
     Eg, pg, vg = E.clone(), p.clone(), v.clone()                   # gd_step updates its own copies
     model = OneLayerAttention(cfg.V, cfg.d, dtype=E.dtype)
@@ -157,32 +195,50 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     opt, variant = adam(model.parameters())
     def adam_step():
         opt.zero_grad(); loss = model.loss(tb, labels); loss.backward(); opt.step()
-    user = {'prepare': prepare, 'gd': lambda: gd_step(Eg, pg, vg, tb, labels, lr=1e-3), 'adam': adam_step,
-            'plain': lambda: loss_and_grads(E, p, v, tb, labels), 'tokens': lambda: loss_and_grads(E, p, v, tokens, labels, out=buf)}
-    t = median_times({'kernel': step('kernel'), 'torch': step('torch'), 'copy': copy, **user} if best == 'kernel'
+    user = {'prepare': prepare, 'gd': lambda: gd_step(Eg, pg, vg, tb, labels, lr=1e-3),
+            'adam': adam_step,
+            'plain': lambda: loss_and_grads(E, p, v, tb, labels),
+            'tokens': lambda: loss_and_grads(E, p, v, tokens, labels, out=buf)}
+    t = median_times({'kernel': step('kernel'), 'torch': step('torch'), 'copy': copy,
+                      **user} if best == 'kernel'
                      else {'torch': step('torch'), 'copy': copy, **user}, cfg.repeats)
     del Eg, model, opt
-    res = dict(config=asdict(cfg), n_tokens=int(tb.lengths.sum()), n_entries=tb.n_entries, prepare_ms=1e3 * t['prepare'],
-               prepare_ratio=t['prepare'] / t[best],
-               backend=f"kernel, {kernel.status()}" if best == 'kernel' else f"torch (the kernel is {kernel.status()})",
-               engine_ms=1e3 * t[best], engine_GBps=engine_bytes(E, tb, best) / t[best] / 1e9,
-               torch_ms=1e3 * t['torch'], torch_GBps=engine_bytes(E, tb, 'torch') / t['torch'] / 1e9,
-               copy_GBps=2 * E.numel() * E.element_size() / t['copy'] / 1e9, threads=torch.get_num_threads())
+    res = dict(
+        config=asdict(cfg),
+        n_tokens=int(tb.lengths.sum()),
+        n_entries=tb.n_entries,
+        prepare_ms=1e3 * t['prepare'],
+        prepare_ratio=t['prepare'] / t[best],
+        backend=f"kernel, {kernel.status()}"
+        if best == 'kernel'
+        else f"torch (the kernel is {kernel.status()})",
+        engine_ms=1e3 * t[best],
+        engine_GBps=engine_bytes(E, tb, best) / t[best] / 1e9,
+        torch_ms=1e3 * t['torch'],
+        torch_GBps=engine_bytes(E, tb, 'torch') / t['torch'] / 1e9,
+        copy_GBps=2 * E.numel() * E.element_size() / t['copy'] / 1e9,
+        threads=torch.get_num_threads(),
+    )
     eb, Eb = engine_bytes(E, tb, best), E.numel() * E.element_size()
-    for k, key, bytes_ in (('gd', 'gd_step_ms', eb), ('adam', 'adam_step_ms', eb + 7 * Eb), ('plain', 'plain_ms', eb),
-                           ('tokens', 'tokens_ms', eb + prepare_bytes(tokens, tb)), ('prepare', None, prepare_bytes(tokens, tb))):
+    for k, key, bytes_ in (('gd', 'gd_step_ms', eb), ('adam', 'adam_step_ms', eb + 7 * Eb),
+                           ('plain', 'plain_ms', eb),
+                           ('tokens', 'tokens_ms', eb + prepare_bytes(tokens, tb)),
+                           ('prepare', None, prepare_bytes(tokens, tb))):
         if key: res.update({key: 1e3 * t[k], f'{k}_ratio': t[k] / t[best]})
         res[f'{k}_copy_fraction'] = bytes_ / t[k] / 1e9 / res['copy_GBps']
     res.update(adam_variant=variant, targets=TARGETS)
     res.update(pool_bench(cfg, tokens, labels, E, p, v, best))
     if reference:
-        ref = median_time(lambda: reference_loss_and_grads(E, p, v, tokens, labels, progress=True), cfg.ref_repeats, warmup=0)
+        ref = median_time(lambda: reference_loss_and_grads(E, p, v, tokens, labels, progress=True),
+                          cfg.ref_repeats, warmup=0)
         res.update(reference_ms=1e3 * ref, speedup=ref / t[best])
-        m = min(cfg.n, 500)                                        # the three agree (checked on a subset)
+        # the three agree (checked on a subset)
+        m = min(cfg.n, 500)
         out_r = reference_loss_and_grads(E, p, v, tokens[:m], labels[:m])
         for b in ('torch', best):
             out_e = loss_and_grads(E, p, v, tokens[:m], labels[:m], backend=b)
-            res[f'max_rel_err_{b}'] = max(float((x - y).norm() / y.norm()) for x, y in zip(out_e, out_r))
+            res[f'max_rel_err_{b}'] = max(float((x - y).norm() / y.norm()) for x,
+                                          y in zip(out_e, out_r))
         res['max_rel_err'] = res[f'max_rel_err_{best}']
     res['copy_fraction'] = res['engine_GBps'] / res['copy_GBps']
     res['torch_copy_fraction'] = res['torch_GBps'] / res['copy_GBps']
@@ -191,35 +247,58 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
 # %% ../../nbs/engine/07_bench.ipynb #f37330b5
 def report(res):
     "The benchmark's figures, one line each."
-    lines = [f"config        n={res['config']['n']} V={res['config']['V']} d={res['config']['d']} {res['config']['dtype']}, "
-             f"{res['n_tokens']:,} tokens ({res['n_entries']:,} distinct per review), {res['threads']} threads",
+    lines = [f"config        n={res['config']['n']} V={res['config']['V']} d={res['config']['d']} "
+             f"{res['config']['dtype']}, {res['n_tokens']:,} tokens ({res['n_entries']:,} distinct "
+             f"per review), {res['threads']} threads",
              f"backend       {res['backend']}",
              f"engine_ms     {res['engine_ms']:.1f}   (median of {res['config']['repeats']})"]
     if 'reference_ms' in res:
-        lines += [f"reference_ms  {res['reference_ms']:.1f}   (median of {res['config']['ref_repeats']})",
-                  f"speedup       {res['speedup']:.0f}x   (engine vs reference agree to {res['max_rel_err']:.1e} relative error)"]
-    lines += [f"engine_GBps   {res['engine_GBps']:.1f}   (measured copy bandwidth {res['copy_GBps']:.1f} GB/s: "
-              f"{res['copy_fraction']:.2f} of it)",
-              f"torch_ms      {res['torch_ms']:.1f}   (backend='torch', the portable path: {res['torch_GBps']:.1f} GB/s, "
-              f"{res['torch_copy_fraction']:.2f} of copy, {res['torch_ms'] / res['engine_ms']:.2f}x the engine's time)"]
+        lines += [f"reference_ms  {res['reference_ms']:.1f}   (median of "
+                  f"{res['config']['ref_repeats']})",
+                  f"speedup       {res['speedup']:.0f}x   (engine vs reference agree to "
+                  f"{res['max_rel_err']:.1e} relative error)"]
+    lines += [f"engine_GBps   {res['engine_GBps']:.1f}   (measured copy bandwidth "
+              f"{res['copy_GBps']:.1f} GB/s: {res['copy_fraction']:.2f} of it)",
+              f"torch_ms      {res['torch_ms']:.1f}   (backend='torch', the portable path: "
+              f"{res['torch_GBps']:.1f} GB/s, {res['torch_copy_fraction']:.2f} of copy, "
+              f"{res['torch_ms'] / res['engine_ms']:.2f}x the engine's time)"]
     tg = res['targets']
-    row = lambda name, key, k, what, vs="the engine's step": (f"{name:<13} {res[key]:.1f}   ({what}: {res[f'{k}_ratio']:.2f}x {vs}, "
-                                                              f"target <= {tg[f'{k}_ratio']}; {res[f'{k}_copy_fraction']:.2f} of copy)")
-    lines += ["around the engine's step (ratios to engine_ms; 'of copy': bytes moved over the copy bandwidth):",
-              row('prepare_ms', 'prepare_ms', 'prepare', 'TokenBatch.make, once per dataset'),
-              row('gd_step_ms', 'gd_step_ms', 'gd', 'core.gd_step, fused plain GD'),
-              row('adam_step_ms', 'adam_step_ms', 'adam', f"OneLayerAttention + torch.optim.Adam({res['adam_variant']}), zero_grad/loss/backward/step"),
-              row('plain_ms', 'plain_ms', 'plain', 'loss_and_grads without out='),
-              row('tokens_ms', 'tokens_ms', 'tokens', 'loss_and_grads(out=) on plain tokens', "the prepared call"),
-              f"pool_ms       {res['pool_ms']:.1f}   (attention_pool forward + backward on {res['pool_n']} reviews: {res['pool_ratio']:.2f}x "
-              f"the engine's step on them, {res['pool_engine_ms']:.1f} ms; straightforward autograd {res['pool_ref_ms']:.1f} ms, "
-              f"{res['pool_speedup']:.1f}x slower; they agree to {res['pool_max_rel_err']:.1e})"]
+    row = lambda name, key, k, what, vs="the engine's step": (
+        f"{name:<13} {res[key]:.1f}   ({what}: {res[f'{k}_ratio']:.2f}x {vs}, "
+        f"target <= {tg[f'{k}_ratio']}; {res[f'{k}_copy_fraction']:.2f} of copy)"
+    )
+    lines += [
+        "around the engine's step (ratios to engine_ms; 'of copy': bytes moved over the copy "
+        "bandwidth):",
+        row('prepare_ms', 'prepare_ms', 'prepare', 'TokenBatch.make, once per dataset'),
+        row('gd_step_ms', 'gd_step_ms', 'gd', 'core.gd_step, fused plain GD'),
+        row(
+            'adam_step_ms',
+            'adam_step_ms',
+            'adam',
+            f"OneLayerAttention + torch.optim.Adam({res['adam_variant']}), "
+            f"zero_grad/loss/backward/step",
+        ),
+        row('plain_ms', 'plain_ms', 'plain', 'loss_and_grads without out='),
+        row(
+            'tokens_ms',
+            'tokens_ms',
+            'tokens',
+            'loss_and_grads(out=) on plain tokens',
+            "the prepared call",
+        ),
+        f"pool_ms       {res['pool_ms']:.1f}   (attention_pool forward + backward on "
+        f"{res['pool_n']} reviews: {res['pool_ratio']:.2f}x the engine's step on them, "
+        f"{res['pool_engine_ms']:.1f} ms; straightforward autograd {res['pool_ref_ms']:.1f} "
+        f"ms, {res['pool_speedup']:.1f}x slower; they agree to {res['pool_max_rel_err']:.1e})",
+    ]
     return '\n'.join(lines)
 
 # %% ../../nbs/engine/07_bench.ipynb #abf60198
 def cli_parser(p):
     "Declare the arguments of `attn-tokens bench`."
-    p.add_argument('--quick', action='store_true', help='a small configuration that finishes in seconds')
+    p.add_argument('--quick', action='store_true',
+                   help='a small configuration that finishes in seconds')
     p.add_argument('--repeats', type=positive_int, help='engine timings to take the median of')
     p.add_argument('--no-reference', action='store_true', help='time the engine only')
     p.add_argument('--json', metavar='FILE', help='also write the figures to FILE as JSON')
@@ -227,14 +306,20 @@ def cli_parser(p):
     for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=positive_int, help=f'override {k}')
     p.add_argument('--dtype', choices=['float32', 'float64'], help='override the dtype')
     p.add_argument('--seed', type=seed_int, help='seed of the random problem (0..2**63 - 1)')
-    p.add_argument('--distributed', action='store_true', help='time the data- and vocabulary-parallel steps on 2 local gloo processes (torchrun on 127.0.0.1) instead')
+    p.add_argument('--distributed', action='store_true',
+                   help='time the data- and vocabulary-parallel steps on 2 local gloo processes '
+                        '(torchrun on 127.0.0.1) instead')
 
 def cli_run(args):
     "Run `attn-tokens bench` and print one line per figure."
-    if args.distributed: from attn_tokens.engine import distributed; return distributed.bench_cli(args)   # see 11_distributed
-    if args.json: check_output(args.json, force=args.force, what='--json')     # before the minutes of timing
+    if args.distributed:
+        # see 11_distributed
+        from attn_tokens.engine import distributed; return distributed.bench_cli(args)
+    # before the minutes of timing
+    if args.json: check_output(args.json, force=args.force, what='--json')
     cfg = QUICK if args.quick else BenchConfig()
-    over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats', 'seed') if getattr(args, k) is not None}
+    over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats',
+                                          'seed') if getattr(args, k) is not None}
     cfg = BenchConfig(**{**asdict(cfg), **over})
     res = run_bench(cfg, reference=not args.no_reference)
     print(report(res))

@@ -25,66 +25,109 @@ def _err(msg): raise ValueError(msg)
 MAX_V = 2**31 - 1   # the engine stores token ids as int32
 
 def check_integer(t, name='tokens', fix=None):
-    "Refuse a floating-point tensor `t` of token ids or labels: name its first value that is not a whole number, or the conversion."
+    """Refuse a floating-point tensor `t` of token ids or labels: name its first value that is not a
+    whole number, or the conversion."""
     if not (t.is_floating_point() or t.is_complex()): return
-    bad = (t.imag != 0).nonzero() if t.is_complex() else (~torch.isfinite(t) | (t != t.round())).nonzero()
+    bad = (
+        (t.imag != 0).nonzero()
+        if t.is_complex()
+        else (~torch.isfinite(t) | (t != t.round())).nonzero()
+    )
     if len(bad):
         i = bad[0].tolist()
-        _err(f"{name} has dtype {t.dtype} and holds {t[tuple(i)].item()} at index {i}, not a whole number: {name} must be "
-             f"integers, and converting would silently change that value; give the integer values themselves (dtype torch.int64)")
-    _err(f"{name} has dtype {t.dtype}; {name} must be integers (dtype torch.int64): its values are whole numbers, so convert with {fix or name + '.long()'}")
+        _err(f"{name} has dtype {t.dtype} and holds {t[tuple(i)].item()} at index {i}, not a whole "
+             f"number: {name} must be integers, and converting would silently change that value; "
+             f"give the integer values themselves (dtype torch.int64)")
+    _err(f"{name} has dtype {t.dtype}; {name} must be integers (dtype torch.int64): its values are "
+         f"whole numbers, so convert with {fix or name + '.long()'}")
 
 def _integers(a, name, w):
-    "Refuse `a` unless it is an int64 tensor or a NumPy array of integers (any integer dtype); `w` prefixes the message."
+    """Refuse `a` unless it is an int64 tensor or a NumPy array of integers (any integer dtype); `w`
+    prefixes the message."""
     if isinstance(a, np.ndarray):
         if a.dtype.kind in 'fc':
-            try: check_integer(torch.from_numpy(np.ascontiguousarray(a)), name, f"{name}.astype(np.int64)")
+            try:
+                check_integer(torch.from_numpy(np.ascontiguousarray(a)), name,
+                              f"{name}.astype(np.int64)")
             except ValueError as e: _err(f"{w}{e}")
-        if a.dtype.kind not in 'iu': _err(f"{w}{name} has dtype {a.dtype}; {name} must be integers (convert with {name}.astype(np.int64))")
+        if a.dtype.kind not in 'iu':
+            _err(f"{w}{name} has dtype {a.dtype}; {name} must be integers (convert with "
+                 f"{name}.astype(np.int64))")
     elif torch.is_tensor(a):
         try: check_integer(a, name)
         except ValueError as e: _err(f"{w}{e}")
-        if a.dtype != torch.int64: _err(f"{w}{name} must have dtype torch.int64, got {a.dtype}; convert with {name}.long()")
-    else: _err(f"{w}{name} must be a torch.Tensor or a NumPy array, got {type(a).__name__}; use torch.as_tensor(x, dtype=torch.int64)")
+        if a.dtype != torch.int64:
+            _err(
+                f"{w}{name} must have dtype torch.int64, got {a.dtype}; convert with {name}.long()"
+            )
+    else:
+        _err(f"{w}{name} must be a torch.Tensor or a NumPy array, got {type(a).__name__}; use "
+             f"torch.as_tensor(x, dtype=torch.int64)")
 
 # %% ../../nbs/engine/00_core.ipynb #c3d2a1f0
 def check_tokens(tokens, V=None, labels=None, n_classes=None, where=''):
-    "Raise a `ValueError` naming the problem (after `where: `) unless `tokens` (and `labels`) are a valid batch; return the tokens as an int64 tensor."
+    """Raise a `ValueError` naming the problem (after `where: `) unless `tokens` (and `labels`) are
+    a valid batch; return the tokens as an int64 tensor."""
     w = f"{where}: " if where else ''
-    tokens = getattr(tokens, 'tokens', tokens)                     # a TokenBatch or a TokenData: the tokens it holds
+    # a TokenBatch or a TokenData: the tokens it holds
+    tokens = getattr(tokens, 'tokens', tokens)
     _integers(tokens, 'tokens', w)
     if tokens.ndim != 2:
-        _err(f"{w}tokens must be 2-D, of shape (n, T), got shape {tuple(tokens.shape)}; pad the sequences with -1 to a common "
+        _err(f"{w}tokens must be 2-D, of shape (n, T), got shape {tuple(tokens.shape)}; pad the "
+             f"sequences with -1 to a common "
              "length T (one sequence: add a batch dimension with tokens[None])")
     if tokens.shape[0] == 0:
-        _err(f"{w}no sequences ('tokens' has shape {tuple(tokens.shape)}): nothing can be trained or analysed on it; "
+        _err(f"{w}no sequences ('tokens' has shape {tuple(tokens.shape)}): nothing can be trained "
+             f"or analysed on it; "
              "check the filter or split that produced it")
     if tokens.shape[1]:
-        lo, hi = int(tokens.min()), int(tokens.max())          # Python ints: exact also for uint64 ids >= 2**63
-        if lo < -1: _err(f"{w}token id {lo} < -1: ids must be >= 0, with -1 as padding; map other padding values to -1")
-        if hi >= MAX_V: _err(f"{w}token id {hi} is beyond the {MAX_V} (2**31 - 1) ids the engine can index; re-encode the tokens as ids 0..V-1")
-        if V is not None and hi >= V: _err(f"{w}token id {hi} >= V = {V}: ids must be in [0, V); enlarge the vocabulary (rows of E) or remap the ids")
+        # Python ints: exact also for uint64 ids >= 2**63
+        lo, hi = int(tokens.min()), int(tokens.max())
+        if lo < -1:
+            _err(f"{w}token id {lo} < -1: ids must be >= 0, with -1 as padding; map other padding "
+                 f"values to -1")
+        if hi >= MAX_V:
+            _err(f"{w}token id {hi} is beyond the {MAX_V} (2**31 - 1) ids the engine can index; "
+                 f"re-encode the tokens as ids 0..V-1")
+        if V is not None and hi >= V:
+            _err(f"{w}token id {hi} >= V = {V}: ids must be in [0, V); enlarge the vocabulary "
+                 f"(rows of E) or remap the ids")
     used = (tokens >= 0).any(1)
     empty = np.flatnonzero(~used) if isinstance(used, np.ndarray) else (~used).nonzero().flatten()
     if len(empty):
-        _err(f"{w}{len(empty)} sequence(s) have no tokens, i.e. are empty (all padding), e.g. row {int(empty[0])}; drop them "
+        _err(f"{w}{len(empty)} sequence(s) have no tokens, i.e. are empty (all padding), e.g. row "
+             f"{int(empty[0])}; drop them "
              "first, e.g. data.subset(data.lengths > 0)")
     if labels is not None: check_labels(labels, len(tokens), n_classes, where)
     return tokens if torch.is_tensor(tokens) else torch.from_numpy(tokens.astype(np.int64))
 
+# %% ../../nbs/engine/00_core.ipynb #45152e9f
 def check_labels(labels, n=None, n_classes=None, where=''):
-    "Raise a `ValueError` naming the problem (after `where: `) unless `labels` are class indices in 0..K-1; return them as an int64 tensor."
+    """Raise a `ValueError` naming the problem (after `where: `) unless `labels` are class indices
+    in 0..K-1; return them as an int64 tensor."""
     w = f"{where}: " if where else ''
     _integers(labels, 'labels', w)
-    if labels.ndim != 1: _err(f"{w}labels must be 1-D, one label per sequence, of shape (n,), got shape {tuple(labels.shape)}")
-    if n is not None and len(labels) != n: _err(f"{w}labels has {len(labels)} entries but tokens has {n} sequences; they must match (one label per sequence)")
+    if labels.ndim != 1:
+        _err(f"{w}labels must be 1-D, one label per sequence, of shape (n,), got shape "
+             f"{tuple(labels.shape)}")
+    if n is not None and len(labels) != n:
+        _err(f"{w}labels has {len(labels)} entries but tokens has {n} sequences; they must match "
+             f"(one label per sequence)")
     if len(labels):
         lo, hi = int(labels.min()), int(labels.max())
         if n_classes is not None and (lo < 0 or hi >= n_classes):
-            hint = "map y in {-1, +1} to {0, 1} with (y + 1) // 2" if n_classes == 2 else f"labels must be 0..{n_classes - 1}"
-            _err(f"{w}labels must be in 0..{n_classes - 1} for {n_classes} classes, found values in [{lo}, {hi}]; {hint}")
-        if lo < 0: _err(f"{w}labels must be class indices 0..K-1, found {lo}: map -1/+1 to 0/1 (with (y + 1) // 2) or 1..K to 0..K-1")
-        if hi >= MAX_V: _err(f"{w}labels must be class indices 0..K-1 with K <= {MAX_V}; found [{lo}, {hi}]")
+            hint = (
+                "map y in {-1, +1} to {0, 1} with (y + 1) // 2"
+                if n_classes == 2
+                else f"labels must be 0..{n_classes - 1}"
+            )
+            _err(f"{w}labels must be in 0..{n_classes - 1} for {n_classes} classes, found values "
+                 f"in [{lo}, {hi}]; {hint}")
+        if lo < 0:
+            _err(f"{w}labels must be class indices 0..K-1, found {lo}: map -1/+1 to 0/1 (with (y + "
+                 f"1) // 2) or 1..K to 0..K-1")
+        if hi >= MAX_V:
+            _err(f"{w}labels must be class indices 0..K-1 with K <= {MAX_V}; found [{lo}, {hi}]")
     return labels if torch.is_tensor(labels) else torch.from_numpy(labels.astype(np.int64))
 
 def signed_labels(labels, dtype=torch.float64, where=''):
@@ -92,11 +135,12 @@ def signed_labels(labels, dtype=torch.float64, where=''):
     return 2 * check_labels(labels, n_classes=2, where=where).to(dtype) - 1
 
 # %% ../../nbs/engine/00_core.ipynb #e083d6c8
-_FINITE_FIX = ("the parameters must be finite: initialise them with finite values; if they come from training, "
-               "the last step diverged: lower the learning rate")
+_FINITE_FIX = ("the parameters must be finite: initialise them with finite values; if they come "
+               "from training, the last step diverged: lower the learning rate")
 
 def _all_finite(*ts):
-    "Whether every entry of the tensors `ts` is finite: a sum each, and torch.isfinite only where a sum is not finite."
+    """Whether every entry of the tensors `ts` is finite: a sum each, and torch.isfinite only where
+    a sum is not finite."""
     return all(math.isfinite(t.sum().item()) or bool(torch.isfinite(t).all()) for t in ts)
 
 def _first_nonfinite(t):
@@ -104,19 +148,23 @@ def _first_nonfinite(t):
     return (~torch.isfinite(t)).nonzero()[0].tolist()
 
 def _check_finite(E, UZ, H):
-    "Refuse non-finite parameters, given H = [v; p] (or [p]) and UZ = E @ H.T, which any non-finite entry of E reaches."
+    """Refuse non-finite parameters, given H = [v; p] (or [p]) and UZ = E @ H.T, which any
+    non-finite entry of E reaches."""
     if _all_finite(UZ, H): return
     heads = {'p': H[-1]}
     if len(H) > 1: heads['v'] = H[0] if len(H) == 2 else H[:-1]
     for name, t in heads.items():
         if not bool(torch.isfinite(t).all()):
-            i = _first_nonfinite(t); _err(f"{name} has a non-finite entry: {name}{i} = {t[tuple(i)].item()}; {_FINITE_FIX}")
+            i = _first_nonfinite(t); _err(f"{name} has a non-finite entry: {name}{i} = "
+                                          f"{t[tuple(i)].item()}; {_FINITE_FIX}")
     s = int((~torch.isfinite(UZ.reshape(len(UZ), -1))).any(1).nonzero()[0])
     if not bool(torch.isfinite(E[s]).all()):
         j = _first_nonfinite(E[s])[0]
-        _err(f"E has a non-finite entry: E[{s}, {j}] = {E[s, j].item()} (the embedding of token {s}); {_FINITE_FIX}")
-    _err(f"E @ {'[v; p]' if len(H) > 1 else 'p'} overflows {E.dtype} in row {s} (token {s}) although {'E, p and v' if len(H) > 1 else 'E and p'} are finite "
-         f"(largest |entry| of E[{s}]: {E[s].abs().max().item():.3g}, of the head: {H.abs().max().item():.3g}); "
+        _err(f"E has a non-finite entry: E[{s}, {j}] = {E[s, j].item()} (the embedding of token "
+             f"{s}); {_FINITE_FIX}")
+    _err(f"E @ {'[v; p]' if len(H) > 1 else 'p'} overflows {E.dtype} in row {s} (token {s}) "
+         f"although {'E, p and v' if len(H) > 1 else 'E and p'} are finite (largest |entry| of "
+         f"E[{s}]: {E[s].abs().max().item():.3g}, of the head: {H.abs().max().item():.3g}); "
          "scale the parameters down or compute in float64")
 
 def _check_uz(u, z):
@@ -124,8 +172,8 @@ def _check_uz(u, z):
     if _all_finite(u, z): return
     name, t = ('u', u) if not _all_finite(u) else ('z', z)
     i = _first_nonfinite(t)
-    _err(f"{name} has a non-finite entry: {name}{i} = {t[tuple(i)].item()} (token {i[0]}); u = E v and z = E p must be finite: "
-         f"check E, p and v ({_FINITE_FIX})")
+    _err(f"{name} has a non-finite entry: {name}{i} = {t[tuple(i)].item()} (token {i[0]}); u = E v "
+         f"and z = E p must be finite: check E, p and v ({_FINITE_FIX})")
 
 # %% ../../nbs/engine/00_core.ipynb #09859866
 def softplus(x):
@@ -142,17 +190,23 @@ def _n_classes(v):
     "Number of classes of the head `v`: 2 for a vector, K for a (K, d) matrix."
     if v.ndim == 1: return 2
     if v.ndim == 2 and v.shape[0] >= 2: return v.shape[0]
-    _err(f"v must have shape (d,) (binary) or (K, d) with K >= 2 (multi-class), got {tuple(v.shape)}")
+    _err(f"v must have shape (d,) (binary) or (K, d) with K >= 2 (multi-class), got "
+         f"{tuple(v.shape)}")
 
 def _check_params(E, p, v):
     "Check shapes, dtypes and devices of the parameters; return (V, d, K)."
     if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")
     V, d = E.shape
     K = _n_classes(v)
-    if p.shape != (d,): _err(f"p must have shape ({d},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
-    if v.shape[-1] != d: _err(f"v must have last dimension d = {d} to match E, got {tuple(v.shape)}")
-    if not (E.dtype == p.dtype == v.dtype) or not E.is_floating_point(): _err(f"E, p, v must share one floating dtype, got {E.dtype}, {p.dtype}, {v.dtype}; convert with .double() or .float()")
-    if not (E.device == p.device == v.device): _err(f"E, p, v must be on one device, got {E.device}, {p.device}, {v.device}")
+    if p.shape != (d,):
+        _err(f"p must have shape ({d},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
+    if v.shape[-1] != d:
+        _err(f"v must have last dimension d = {d} to match E, got {tuple(v.shape)}")
+    if not (E.dtype == p.dtype == v.dtype) or not E.is_floating_point():
+        _err(f"E, p, v must share one floating dtype, got {E.dtype}, {p.dtype}, {v.dtype}; convert "
+             f"with .double() or .float()")
+    if not (E.device == p.device == v.device):
+        _err(f"E, p, v must be on one device, got {E.device}, {p.device}, {v.device}")
     return V, d, K
 
 # %% ../../nbs/engine/00_core.ipynb #c5404179
@@ -165,8 +219,10 @@ def reference_forward(E, p, v, tokens):
     h = (sigma[..., None] * EX).sum(1)                            # (n, d)
     return h @ v if v.ndim == 1 else h @ v.T
 
-def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes=2**30, progress=False):
-    "Loss and gradients (loss, dE, dp, dv) by autograd through `reference_forward`, in chunks of sequences."
+def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes=2**30,
+                             progress=False):
+    """Loss and gradients (loss, dE, dp, dv) by autograd through `reference_forward`, in chunks of
+    sequences."""
     V, d, K = _check_params(E, p, v)
     tokens = check_tokens(tokens, V); labels = check_labels(labels, len(tokens), K)
     H = _head(p, v).detach()
@@ -178,24 +234,30 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
     total = torch.zeros((), dtype=E.dtype, device=E.device)
     for i in tqdm(range(0, n, chunk_size), desc='reference', disable=not progress, leave=False):
         tk = tokens[i:i + chunk_size]
-        tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]     # trim the chunk to its last real token
-        loss = loss_fn(reference_forward(E_, p_, v_, tk), labels[i:i + chunk_size], reduction='sum') / n
+        # trim the chunk to its last real token
+        tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]
+        loss = loss_fn(reference_forward(E_, p_, v_, tk), labels[i:i + chunk_size],
+                       reduction='sum') / n
         loss.backward()
         total += loss.detach()
     return total, E_.grad, p_.grad, v_.grad
 
 # %% ../../nbs/engine/00_core.ipynb #ca15db95
 _POOL_LOCK = threading.Lock()
-_use_count = getattr(torch._C, '_storage_Use_Count', None)   # private in torch: without it nothing is reused
+# private in torch: without it nothing is reused
+_use_count = getattr(torch._C, '_storage_Use_Count', None)
 
 class _Pool:
-    "Up to `size` buffers, each handed out again only once no tensor uses its memory (its storage's reference count is the pool's own)."
+    """Up to `size` buffers, each handed out again only once no tensor uses its memory (its
+    storage's reference count is the pool's own)."""
     def __init__(self, size=2, slack=1.): self.size, self.slack, self.held = size, slack, []
-    def __getstate__(self): return {'size': self.size, 'slack': self.slack, 'held': []}   # copies and pickles start empty
+    # copies and pickles start empty
+    def __getstate__(self): return {'size': self.size, 'slack': self.slack, 'held': []}
     def __deepcopy__(self, memo): return _Pool(self.size, self.slack)
 
     def empty(self, shape, dtype, device='cpu'):
-        "An uninitialised contiguous tensor: a held buffer nobody uses (of nbytes to slack x nbytes), else a fresh one."
+        """An uninitialised contiguous tensor: a held buffer nobody uses (of nbytes to slack x
+        nbytes), else a fresh one."""
         shape, device = torch.Size(shape), torch.device(device)
         nbytes = shape.numel() * dtype.itemsize
         fits = lambda s: s.device == device and nbytes <= s.nbytes() <= self.slack * nbytes
@@ -203,17 +265,20 @@ class _Pool:
             free = lambda s: _use_count is not None and _use_count(s._cdata) == 1
             self.held = [s for s in self.held if fits(s) or not free(s)]
             for s in self.held:
-                if fits(s) and free(s): return torch.empty(0, dtype=dtype, device=device).set_(s, 0, shape)
+                if fits(s) and free(s):
+                    return torch.empty(0, dtype=dtype, device=device).set_(s, 0, shape)
             t = torch.empty(shape, dtype=dtype, device=device)
             if len(self.held) < self.size: self.held.append(t.untyped_storage())
             return t
 
     def get(self, like):
-        "An uninitialised contiguous tensor with the shape, dtype and device of `like` (see `empty`)."
+        """An uninitialised contiguous tensor with the shape, dtype and device of `like` (see
+        `empty`)."""
         return self.empty(like.shape, like.dtype, like.device)
 
 _GRAD_POOL = _Pool()
-_ROWS_POOL = _Pool(size=6, slack=1.25)     # ids, counts and log-counts (in a step's dtype) of two prepared batches
+_ROWS_POOL = _Pool(size=6, slack=1.25)     # ids, counts and log-counts (in a step's dtype) of two
+                                           # prepared batches
 
 # %% ../../nbs/engine/00_core.ipynb #fce62670
 @dataclass
@@ -232,19 +297,30 @@ class _Block:
 
 # %% ../../nbs/engine/00_core.ipynb #039c4daa
 class TokenBatch:
-    "A validated batch of token sequences, deduplicated, in compressed rows and (built on first use) in length-bucketed blocks."
-    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, counts, max_id, growth=0.25, block_size=2**17):
+    """A validated batch of token sequences, deduplicated, in compressed rows and (built on first
+    use) in length-bucketed blocks."""
+    def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, counts, max_id,
+                 growth=0.25, block_size=2**17):
         self.n, self.V, self.lengths, self.labels, self.tokens = n, V, lengths, labels, tokens
-        self.offsets, self.ids, self.counts, self.max_id, self._logc = offsets, ids, counts, max_id, {}
+        self.offsets, self.ids, self.counts, self.max_id, self._logc = (
+            offsets,
+            ids,
+            counts,
+            max_id,
+            {},
+        )
         self._blocks, self.growth, self.block_size = blocks, growth, block_size
 
     def logc_as(self, dtype):
-        "The compressed rows' log-counts in `dtype` (None if every count is 1): log m computed in float64, rounded once to `dtype`, made on first use and cached."
+        """The compressed rows' log-counts in `dtype` (None if every count is 1): log m computed in
+        float64, rounded once to `dtype`, made on first use and cached."""
         if self.counts is None: return None
         if dtype not in self._logc:
-            table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64, device=self.counts.device).log().to(dtype)
+            table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64,
+                                 device=self.counts.device).log().to(dtype)
             out = _ROWS_POOL.empty(self.counts.shape, dtype, self.counts.device)
-            self._logc[dtype] = torch.index_select(table, 0, self.counts, out=out)   # table[0] = -inf is never read: counts >= 1
+            # table[0] = -inf is never read: counts >= 1
+            self._logc[dtype] = torch.index_select(table, 0, self.counts, out=out)
         return self._logc[dtype]
 
     @property
@@ -254,7 +330,8 @@ class TokenBatch:
 
     @classmethod
     def make(cls, tokens, labels=None, V=None, n_classes=None, growth=0.25, block_size=2**17):
-        "Validate `tokens` (n, T) and lay them out as distinct tokens with their counts (blocks of similar length follow on first use)."
+        """Validate `tokens` (n, T) and lay them out as distinct tokens with their counts (blocks of
+        similar length follow on first use)."""
         if isinstance(tokens, TokenBatch): return tokens
         rows = _kernel_rows(tokens, V)
         if rows is None: tokens = check_tokens(tokens, V)
@@ -263,7 +340,8 @@ class TokenBatch:
 
     @classmethod
     def from_checked(cls, tokens, labels, V, growth=0.25, block_size=2**17):
-        "`make` for tokens (int64 tensor) and labels already checked by `check_tokens` (e.g. by TokenSet.make): no second check."
+        """`make` for tokens (int64 tensor) and labels already checked by `check_tokens` (e.g. by
+        TokenSet.make): no second check."""
         return cls._layout(tokens, labels, V, _kernel_rows(tokens, V), growth, block_size)
 
     @classmethod
@@ -271,46 +349,72 @@ class TokenBatch:
         "The batch of checked tokens, from the kernel's compressed rows if given, else torch's."
         if rows is None: rows = _torch_rows(tokens)
         n_ids = rows['max'] + 1
-        if n_ids > MAX_V: _err(f"token ids go up to {n_ids - 1}; the engine stores ids as int32, so V must be below 2**31")
-        return cls(None, len(tokens), V, rows['lengths'], labels, tokens, offsets=rows['offsets'], ids=rows['ids'],
+        if n_ids > MAX_V:
+            _err(f"token ids go up to {n_ids - 1}; the engine stores ids as int32, so V must be "
+                 f"below 2**31")
+        return cls(None, len(tokens), V, rows['lengths'], labels, tokens, offsets=rows['offsets'],
+                   ids=rows['ids'],
                    counts=rows['counts'], max_id=n_ids - 1, growth=growth, block_size=block_size)
 
     @property
     def blocks(self):
         "The length-bucketed blocks of the torch path, built on first use."
-        if self._blocks is None: self._blocks = _make_blocks(self.offsets, self.ids, self.logc, self.growth, self.block_size)
+        if self._blocks is None:
+            self._blocks = _make_blocks(self.offsets, self.ids, self.logc, self.growth,
+                                        self.block_size)
         return self._blocks
 
     @property
-    def n_entries(self): return len(self.ids)                  # distinct tokens, summed over sequences
+    # distinct tokens, summed over sequences
+    def n_entries(self): return len(self.ids)
     def __repr__(self):
         blocks = '' if self._blocks is None else f", blocks={len(self._blocks)}"
-        return f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, entries={self.n_entries}{blocks})"
+        return (f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, "
+                f"entries={self.n_entries}{blocks})")
 
 # %% ../../nbs/engine/00_core.ipynb #a6bdb530
 def _kernel_rows(tokens, V):
-    "The compressed rows made by the kernel, for a valid int64 CPU tensor when the kernel is loaded; None where it does not apply; invalid tokens refused by check_tokens."
-    if not (torch.is_tensor(tokens) and tokens.dtype == torch.int64 and tokens.ndim == 2 and tokens.device.type == 'cpu'
-            and tokens.numel() > 0 and kernel.available()): return None
-    rows = kernel.prepare_rows(tokens.contiguous(), alloc=lambda m: _ROWS_POOL.empty((m,), torch.int32))
-    if rows['min'] < -1 or rows['max'] >= min(MAX_V, V if V is not None else MAX_V) or rows['first_empty'] is not None:
+    """The compressed rows made by the kernel, for a valid int64 CPU tensor when the kernel is
+    loaded; None where it does not apply; invalid tokens refused by check_tokens."""
+    if not (
+        torch.is_tensor(tokens)
+        and tokens.dtype == torch.int64
+        and tokens.ndim == 2
+        and tokens.device.type == 'cpu'
+        and tokens.numel() > 0
+        and kernel.available()
+    ): return None
+    rows = kernel.prepare_rows(tokens.contiguous(),
+                               alloc=lambda m: _ROWS_POOL.empty((m,), torch.int32))
+    if (
+        rows['min'] < -1
+        or rows['max'] >= min(MAX_V, V if V is not None else MAX_V)
+        or rows['first_empty'] is not None
+    ):
         check_tokens(tokens, V)                                        # names the problem
-        raise RuntimeError(f"attn_tokens: the kernel found invalid tokens that check_tokens accepted: {rows['min']}, {rows['max']}, {rows['first_empty']}")
+        raise RuntimeError(f"attn_tokens: the kernel found invalid tokens that check_tokens "
+                           f"accepted: {rows['min']}, {rows['max']}, {rows['first_empty']}")
     return rows
 
 def _torch_rows(tokens):
-    "The compressed rows made with torch ops (any device), from checked tokens: the same dict as kernel.prepare_rows."
+    """The compressed rows made with torch ops (any device), from checked tokens: the same dict as
+    kernel.prepare_rows."""
     n, dev = len(tokens), tokens.device
     valid = tokens >= 0
     n_ids = int(tokens.max()) + 1
     rows = torch.arange(n, device=dev)[:, None].expand_as(tokens)[valid]
-    keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)   # sorted by row, then id
-    ends = torch.cumsum(torch.bincount(keys // n_ids, minlength=n), 0)             # distinct tokens per row, summed
-    return dict(offsets=torch.cat([ends.new_zeros(1), ends]), ids=(keys % n_ids).to(torch.int32), lengths=valid.sum(1),
+    # sorted by row, then id
+    keys, counts = torch.unique(rows * n_ids + tokens[valid], return_counts=True)
+    # distinct tokens per row, summed
+    ends = torch.cumsum(torch.bincount(keys // n_ids, minlength=n), 0)
+    return dict(offsets=torch.cat([ends.new_zeros(1), ends]), ids=(keys % n_ids).to(torch.int32),
+                lengths=valid.sum(1),
                 counts=None if bool((counts == 1).all()) else counts.int(), max=n_ids - 1)
 
+# %% ../../nbs/engine/00_core.ipynb #895687c2
 def _make_blocks(offsets, ids, logc, growth, block_size):
-    "Blocks of sequences of similar length (padding at most a fraction `growth`, at most `block_size` entries each) from compressed rows."
+    """Blocks of sequences of similar length (padding at most a fraction `growth`, at most
+    `block_size` entries each) from compressed rows."""
     n, dev = len(offsets) - 1, offsets.device
     ulen = offsets[1:] - offsets[:-1]
     uid = ids.long()
@@ -320,13 +424,15 @@ def _make_blocks(offsets, ids, logc, growth, block_size):
     blocks, start = [], 0
     while start < n:
         stop, cap = start + 1, ls[start] * (1 + growth)
-        while stop < n and ls[stop] <= cap and (stop - start + 1) * ls[stop] <= block_size: stop += 1
+        while stop < n and ls[stop] <= cap and (stop - start + 1) * ls[stop] <= block_size:
+            stop += 1
         r = order[start:stop]
         pos = torch.arange(ls[stop - 1], device=dev)
         real = pos < ulen[r][:, None]
         idx = (offsets[r][:, None] + pos).clamp(max=len(uid) - 1)
         bias = torch.where(real, logc[idx], float('-inf'))
-        blocks.append(_Block(r, torch.where(real, uid[idx], 0), None if bool((bias == 0).all()) else bias))
+        blocks.append(_Block(r, torch.where(real, uid[idx], 0),
+                             None if bool((bias == 0).all()) else bias))
         start = stop
     return blocks
 
@@ -336,7 +442,8 @@ def _gather(x, ids):
     return x.index_select(0, ids.view(-1)).view(*ids.shape, *x.shape[1:])
 
 def _block_weights(z, b):
-    "Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max) positions."
+    """Unnormalised weights w = exp(z_x + log m - max), their sums, and the anchor (arg-max)
+    positions."""
     s = _gather(z, b.ids)
     bias = b.bias_as(z.dtype)
     if bias is not None: s += bias
@@ -351,7 +458,8 @@ def _block_logits(u, z, b):
     if u.ndim == 1:
         ua = ub.gather(1, a)
         delta = ub.sub_(ua)
-        df = torch.bmm(w[:, None, :], delta[:, :, None]).view(-1, 1) / S     # f - u_anchor, no cancellation
+        # f - u_anchor, no cancellation
+        df = torch.bmm(w[:, None, :], delta[:, :, None]).view(-1, 1) / S
     else:
         ua = ub.gather(1, a[..., None].expand(-1, -1, u.shape[1]))
         delta = ub.sub_(ua)
@@ -360,14 +468,25 @@ def _block_logits(u, z, b):
 
 # %% ../../nbs/engine/00_core.ipynb #16ed8915
 def _as_batch(tokens, labels, V, K, device=None):
-    "A `TokenBatch` for `tokens`, checking labels against the model's classes and that the tokens are on the parameters' `device`."
-    where = tokens.ids.device if isinstance(tokens, TokenBatch) else tokens.device if torch.is_tensor(tokens) else torch.device('cpu')
+    """A `TokenBatch` for `tokens`, checking labels against the model's classes and that the tokens
+    are on the parameters' `device`."""
+    where = (
+        tokens.ids.device
+        if isinstance(tokens, TokenBatch)
+        else tokens.device
+        if torch.is_tensor(tokens)
+        else torch.device('cpu')
+    )
     if device is not None and where != device:
-        _err(f"the tokens are on {where} but the parameters on {device}; pass tokens on {device} (tokens.to('{device}'), or "
-             f"torch.as_tensor(tokens, device='{device}')) and prepare a TokenBatch from them")
+        _err(f"the tokens are on {where} but the parameters on {device}; pass tokens on {device} "
+             f"(tokens.to('{device}'), or torch.as_tensor(tokens, device='{device}')) and prepare "
+             f"a TokenBatch from them")
     if isinstance(tokens, TokenBatch):
-        if tokens.V is not None and V is not None and tokens.V > V: _err(f"batch was built for V = {tokens.V} but the model has V = {V} tokens")
-        if V is not None and tokens.max_id >= V: _err(f"batch has token id {tokens.max_id} but the model has V = {V} tokens; token ids must be < V")
+        if tokens.V is not None and V is not None and tokens.V > V:
+            _err(f"batch was built for V = {tokens.V} but the model has V = {V} tokens")
+        if V is not None and tokens.max_id >= V:
+            _err(f"batch has token id {tokens.max_id} but the model has V = {V} tokens; token ids "
+                 f"must be < V")
         if labels is not None: check_labels(labels, tokens.n, K)
         return tokens
     return TokenBatch.make(tokens, labels, V, K)
@@ -380,8 +499,12 @@ def _use_kernel(backend, x):
     if backend == 'torch': return False
     fits = x.device.type == 'cpu' and x.dtype in (torch.float32, torch.float64)
     if backend == 'kernel':
-        if not fits: _err(f"backend='kernel' needs float32 or float64 tensors on the CPU, got {x.dtype} on {x.device}; use backend='auto'")
-        if not kernel.available(): _err(f"backend='kernel' but the compiled kernel is {kernel.status()}; use backend='auto'")
+        if not fits:
+            _err(f"backend='kernel' needs float32 or float64 tensors on the CPU, got {x.dtype} on "
+                 f"{x.device}; use backend='auto'")
+        if not kernel.available():
+            _err(f"backend='kernel' but the compiled kernel is {kernel.status()}; use "
+                 f"backend='auto'")
         return True
     return fits and kernel.available()
 
@@ -414,7 +537,8 @@ def _token_forward(u, z, tb, on_kernel):
 def _token_loss(u, z, tb, labels, on_kernel):
     "Mean loss and (gu, gz) of the batch `tb` from checked (u, z)."
     if on_kernel:
-        loss, gu, gz = kernel.token_loss_and_grads(*_rows(tb, u, z), labels.contiguous(), trusted=True)
+        loss, gu, gz = kernel.token_loss_and_grads(*_rows(tb, u, z), labels.contiguous(),
+                                                   trusted=True)
         return torch.tensor(loss, dtype=u.dtype), gu, gz
     gu, gz = torch.zeros_like(u), torch.zeros_like(z)
     loss = torch.zeros((), dtype=torch.float64, device=u.device)
@@ -430,30 +554,41 @@ def _token_loss(u, z, tb, labels, on_kernel):
             gu.index_add_(0, ids, wc.view(-1))
             gz.index_add_(0, ids, delta.sub_(df).mul_(wc).view(-1))          # sigma_t c_i (u_t - f)
         else:
-            loss += (torch.logsumexp(f, 1) - f.gather(1, lab[:, None]).squeeze(1)).sum(dtype=torch.float64)
+            loss += (torch.logsumexp(f, 1) - f.gather(1, lab[:, None]).squeeze(1)).sum(
+                dtype=torch.float64
+            )
             c = torch.softmax(f, 1)
             c[torch.arange(len(lab), device=c.device), lab] -= 1
             c /= tb.n                                                         # (n_b, K)
             sig = w.div_(S)
             gu.index_add_(0, ids, (sig[..., None] * c[:, None, :]).view(-1, u.shape[1]))
-            gz.index_add_(0, ids, (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
+            gz.index_add_(0, ids,
+                          (torch.bmm(delta.sub_(df), c[:, :, None]).squeeze(-1) * sig).view(-1))
     return (loss / tb.n).to(u.dtype), gu, gz
 
 # %% ../../nbs/engine/00_core.ipynb #a7a7c638
 def init_params(V, d, n_classes=2, seed=0, dtype=torch.float64, generator=None):
-    "(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal rows (K,d); drawn from `generator` if given (it advances: a model's further weights come next), else from one seeded with `seed`."
-    whole = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)     # Python or NumPy integers
-    if not (whole(V) and whole(d) and V >= 1 and d >= 1): _err(f"V={V}, d={d}: both must be integers >= 1")
-    if not (whole(n_classes) and n_classes >= 2): _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
+    """(E, p, v): E (V,d) with N(0,1/d) entries, p = 0, unit v (d,) for 2 classes or K orthonormal
+    rows (K,d); drawn from `generator` if given (it advances: a model's further weights come
+    next), else from one seeded with `seed`."""
+    # Python or NumPy integers
+    whole = lambda x: isinstance(x, numbers.Integral) and not isinstance(x, bool)
+    if not (whole(V) and whole(d) and V >= 1 and d >= 1):
+        _err(f"V={V}, d={d}: both must be integers >= 1")
+    if not (whole(n_classes) and n_classes >= 2):
+        _err(f"n_classes={n_classes}: need an integer >= 2 (2 = binary head v of shape (d,))")
     V, d, n_classes = int(V), int(d), int(n_classes)
-    guards.check_model_memory(V, d, n_classes, dtype)     # before allocating: refused with the numbers and the fix
-    if n_classes > 2 and d < n_classes: _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
+    # before allocating: refused with the numbers and the fix
+    guards.check_model_memory(V, d, n_classes, dtype)
+    if n_classes > 2 and d < n_classes:
+        _err(f"d={d} < n_classes={n_classes}: K orthonormal rows of v need d >= K")
     g = generator if generator is not None else torch.Generator().manual_seed(int(seed))
     E = torch.randn(V, d, generator=g, dtype=dtype) / math.sqrt(d)
     if n_classes == 2:
         v = torch.randn(d, generator=g, dtype=dtype); v = v / v.norm()
     else:
-        q, _ = torch.linalg.qr(torch.randn(d, n_classes, generator=g, dtype=dtype)); v = q.T.contiguous()
+        q, _ = torch.linalg.qr(torch.randn(d, n_classes, generator=g,
+                                           dtype=dtype)); v = q.T.contiguous()
     return E, torch.zeros(d, dtype=dtype), v
 
 def labels_from_logits(f):
@@ -466,7 +601,8 @@ def _head(p, v):
     return torch.cat([v.reshape(-1, v.shape[-1]), p[None]], 0)
 
 def _uz(E, H, on_kernel):
-    "u = E v (or E v^T) and z = E p in one pass over E, for the head H = [v; p]; non-finite parameters refused."
+    """u = E v (or E v^T) and z = E p in one pass over E, for the head H = [v; p]; non-finite
+    parameters refused."""
     UZ = kernel.uz_pass(E, H) if on_kernel else E @ H.T      # (V, K' + 1)
     _check_finite(E, UZ, H)                                  # O(V (K' + 1)): no extra pass over E
     u, z = (UZ[:, 0] if len(H) == 2 else UZ[:, :-1]), UZ[:, -1]
@@ -513,7 +649,8 @@ def attention(E, p, tokens):
 def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     "Mean loss and its gradients (loss, dE, dp, dv), using the rank-2 structure of dE."
     V, d, K = _check_params(E, p, v)
-    if out is None: out = _GRAD_POOL.get(E)              # a reused buffer when no caller holds it any more (see above)
+    # a reused buffer when no caller holds it any more (see above)
+    if out is None: out = _GRAD_POOL.get(E)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
     tb = _as_batch(tokens, labels, V, K, device=E.device)
@@ -533,24 +670,28 @@ from torch.autograd.function import once_differentiable
 
 # %% ../../nbs/engine/00_core.ipynb #d4e66d82
 def _pool_csr(tb, V):
-    "Index tensors of `tb` for the sparse weight matrix S (n, V) and its transpose (V, n), built once per batch and V."
+    """Index tensors of `tb` for the sparse weight matrix S (n, V) and its transpose (V, n), built
+    once per batch and V."""
     cache = tb.__dict__.setdefault('_pool_cache', {})
     if V not in cache:
         off, ids = tb.offsets.long(), tb.ids.long()
         row = torch.repeat_interleave(torch.arange(tb.n, device=off.device), off[1:] - off[:-1])
-        perm = torch.sort(ids, stable=True).indices                       # entries in token order: the rows of S^T
+        # entries in token order: the rows of S^T
+        perm = torch.sort(ids, stable=True).indices
         toff = torch.cat([off.new_zeros(1), torch.cumsum(torch.bincount(ids, minlength=V), 0)])
         cache[V] = dict(off=off, ids=ids, row=row, perm=perm, toff=toff, trow=row[perm])
     return cache[V]
 
 def _csr(off, cols, vals, shape):
-    "A sparse CSR matrix (no invariant checks: the indices come from a validated TokenBatch); torch's beta warning silenced."
+    """A sparse CSR matrix (no invariant checks: the indices come from a validated TokenBatch);
+    torch's beta warning silenced."""
     with warnings.catch_warnings():
         warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
         return torch.sparse_csr_tensor(off, cols, vals, shape, check_invariants=False)
 
 def _pool_weights(z, tb, c):
-    "Normalised weights sigma per entry (softmax of z_s + log m_s within each sequence, max-subtracted) and each sequence's anchor entry (an arg-max)."
+    """Normalised weights sigma per entry (softmax of z_s + log m_s within each sequence,
+    max-subtracted) and each sequence's anchor entry (an arg-max)."""
     s = z[c['ids']]
     logc = tb.logc_as(z.dtype)
     if logc is not None: s = s + logc
@@ -559,12 +700,14 @@ def _pool_weights(z, tb, c):
     top = s == m[row]
     pos = torch.arange(len(s), device=s.device)
     anchor = pos.new_full((tb.n,), len(s)).scatter_reduce_(0, row[top], pos[top], 'amin')
-    w = s.sub_(m[row]).exp_()                                             # in (0, 1], 1 at the anchor
+    # in (0, 1], 1 at the anchor
+    w = s.sub_(m[row]).exp_()
     return w.div_(w.new_zeros(tb.n).index_add_(0, row, w)[row]), anchor
 
 # %% ../../nbs/engine/00_core.ipynb #39108304
 class _AttentionPool(torch.autograd.Function):
-    "h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, as h = S E with S sparse (n, V), with the exact backward derived above."
+    """h_i = sum_t softmax(E_X p)_t E_{x_t} over the distinct tokens of a TokenBatch, as h = S E
+    with S sparse (n, V), with the exact backward derived above."""
     @staticmethod
     def forward(ctx, E, p, tb):
         z = E @ p
@@ -585,10 +728,13 @@ class _AttentionPool(torch.autograd.Function):
         S = _csr(c['off'], c['ids'], sig, (n, V))
         with warnings.catch_warnings():
             warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
-            q = torch.sparse.sampled_addmm(S, G, E.T, beta=0.0).values()  # q_t = G_i . E_{x_t}, one per entry
-        delta = q.sub_(q[anchor][c['row']])                                # G_i . (E_{x_t} - E_anchor)
+            # q_t = G_i . E_{x_t}, one per entry
+            q = torch.sparse.sampled_addmm(S, G, E.T, beta=0.0).values()
+        # G_i . (E_{x_t} - E_anchor)
+        delta = q.sub_(q[anchor][c['row']])
         mean = sig.new_zeros(n).index_add_(0, c['row'], sig * delta)       # sum_t sigma_t delta_t
-        gz = E.new_zeros(V).index_add_(0, c['ids'], delta.sub_(mean[c['row']]).mul_(sig))  # sigma_t G_i . (E_{x_t} - h_i)
+        # sigma_t G_i . (E_{x_t} - h_i)
+        gz = E.new_zeros(V).index_add_(0, c['ids'], delta.sub_(mean[c['row']]).mul_(sig))
         dE = None
         if ctx.needs_input_grad[0]:
             dE = torch.sparse.mm(_csr(c['toff'], c['trow'], sig[c['perm']], (V, n)), G)   # S^T G
@@ -597,53 +743,68 @@ class _AttentionPool(torch.autograd.Function):
 
 # %% ../../nbs/engine/00_core.ipynb #454b2ed0
 def attention_pool(E, p, tokens):
-    "The attention output h (n, d), h_i = sum_t softmax(E_{X_i} p)_t E_{x_it}; differentiable in E and p (exact backward, O(nnz d))."
+    """The attention output h (n, d), h_i = sum_t softmax(E_{X_i} p)_t E_{x_it}; differentiable in E
+    and p (exact backward, O(nnz d))."""
     if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")
-    if p.shape != (E.shape[1],): _err(f"p must have shape ({E.shape[1]},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
-    if E.dtype != p.dtype or not E.is_floating_point(): _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with .double() or .float()")
+    if p.shape != (E.shape[1],):
+        _err(f"p must have shape ({E.shape[1]},) to match E of shape {tuple(E.shape)}, got "
+             f"{tuple(p.shape)}")
+    if E.dtype != p.dtype or not E.is_floating_point():
+        _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with "
+             f".double() or .float()")
     if E.device != p.device: _err(f"E and p must be on one device, got {E.device}, {p.device}")
     return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None, device=E.device))
 
 # %% ../../nbs/engine/00_core.ipynb #e136a56d
 class OneLayerLoss(torch.autograd.Function):
-    "The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in the forward (rank K+1 in E); dE written to `out` if given."
+    """The mean loss of the one-layer model, its backward the gradients `loss_and_grads` computed in
+    the forward (rank K+1 in E); dE written to `out` if given."""
     @staticmethod
     def forward(ctx, E, p, v, tokens, labels, backend='auto', out=None, sparse=False):
-        if sparse: loss, dE, dp, dv = sparse_loss_and_grads(E, p, v, tokens, labels, backend=backend)
+        if sparse:
+            loss, dE, dp, dv = sparse_loss_and_grads(E, p, v, tokens, labels, backend=backend)
         else: loss, dE, dp, dv = loss_and_grads(E, p, v, tokens, labels, out=out, backend=backend)
         ctx.save_for_backward(dE, dp, dv)
         return loss
 
     @staticmethod
     @once_differentiable
-    def backward(ctx, go):                                    # None for every input after (E, p, v), in subclasses too
-        return (*(g if go == 1 else go * g for g in ctx.saved_tensors), *(None,) * (len(ctx.needs_input_grad) - 3))
+    # None for every input after (E, p, v), in subclasses too
+    def backward(ctx, go):
+        return (*(g if go == 1 else go * g for g in ctx.saved_tensors),
+                *(None,) * (len(ctx.needs_input_grad) - 3))
 
 # %% ../../nbs/engine/00_core.ipynb #7d2b9e41
 def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):
-    "Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."
+    """Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse
+    COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."""
     V, d, K = _check_params(E, p, v)
     tb = _as_batch(tokens, labels, V, K, device=E.device)
     on_kernel = _use_kernel(backend, E)
     rows = tb.__dict__.get('_rows')
-    if rows is None: rows = tb._rows = torch.bincount(tb.ids.long(), minlength=V).nonzero()[:, 0]   # sorted, distinct
+    # sorted, distinct
+    if rows is None: rows = tb._rows = torch.bincount(tb.ids.long(), minlength=V).nonzero()[:, 0]
     H = _head(p, v).detach()
     Er = E.detach()[rows]
     UZr = Er @ H.T
     _check_finite(Er, UZr, H)
-    UZ = UZr.new_zeros(V, len(H)).index_copy_(0, rows, UZr)     # only the batch's rows are ever read
+    # only the batch's rows are ever read
+    UZ = UZr.new_zeros(V, len(H)).index_copy_(0, rows, UZr)
     u, z = (UZ[:, 0] if len(H) == 2 else UZ[:, :-1]).contiguous(), UZ[:, -1].contiguous()
     loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
     G = torch.cat([gu.reshape(V, -1), gz[:, None]], 1)[rows]    # (|R|, K' + 1)
-    dE = torch.sparse_coo_tensor(rows[None], G @ H, (V, d), is_coalesced=True, check_invariants=False)
+    dE = torch.sparse_coo_tensor(rows[None], G @ H, (V, d), is_coalesced=True,
+                                 check_invariants=False)
     DH = G.T @ Er
     return loss, dE, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 # %% ../../nbs/engine/00_core.ipynb #81ed31a4
 def _gd_update(G, H, E, lr, c, rows=256):
-    "E <- c E - lr G @ H in place, in row blocks, returning G^T @ E of the rows before their update (the torch path of kernel.gd_pass)."
+    """E <- c E - lr G @ H in place, in row blocks, returning G^T @ E of the rows before their
+    update (the torch path of kernel.gd_pass)."""
     acc = G.new_zeros(G.shape[1], E.shape[1])
-    if E.device.type != 'cpu': rows = len(E)                 # one block: the device's own matrix products
+    # one block: the device's own matrix products
+    if E.device.type != 'cpu': rows = len(E)
     for i in range(0, len(E), rows):
         e, g = E[i:i + rows], G[i:i + rows]
         acc.addmm_(g.T, e)                                   # the old rows
@@ -652,21 +813,25 @@ def _gd_update(G, H, E, lr, c, rows=256):
     return acc
 
 def gd_step(E, p, v, tokens, labels, lr, weight_decay=0., backend='auto'):
-    "One full-batch gradient-descent step on (E, p, v) in place, x <- x - lr (grad + weight_decay x), without storing dE; returns the mean loss before the step."
+    """One full-batch gradient-descent step on (E, p, v) in place, x <- x - lr (grad + weight_decay
+    x), without storing dE; returns the mean loss before the step."""
     V, d, K = _check_params(E, p, v)
     lr = check_positive('lr', lr, '; pass the learning rate, e.g. lr=0.1')
     try: wd = math.nan if isinstance(weight_decay, (str, bytes, bool)) else float(weight_decay)
     except (TypeError, ValueError, RuntimeError): wd = math.nan
-    if not (math.isfinite(wd) and wd >= 0): _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
+    if not (math.isfinite(wd) and wd >= 0):
+        _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
     tb = _as_batch(tokens, labels, V, K, device=E.device)
     with torch.no_grad():
         Ew, H, on_kernel = _params(E, p, v, backend)         # H = [v; p] is a copy: the old head
-        u, z = _uz(Ew, H, on_kernel)                         # refuses non-finite parameters before any change
+        # refuses non-finite parameters before any change
+        u, z = _uz(Ew, H, on_kernel)
         loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
         G = torch.cat([gu.reshape(V, -1), gz[:, None]], 1)
         if on_kernel:
             DH = kernel.gd_pass(Ew, G, H, lr, wd)
-            if Ew.data_ptr() != E.data_ptr() or Ew.stride() != E.stride(): E.copy_(Ew)   # E was not contiguous
+            # E was not contiguous
+            if Ew.data_ptr() != E.data_ptr() or Ew.stride() != E.stride(): E.copy_(Ew)
         else: DH = _gd_update(G, H, E.detach(), lr, 1 - lr * wd)
         for x, g in ((p, DH[-1]), (v, DH[0] if v.ndim == 1 else DH[:-1])):
             if wd: x.mul_(1 - lr * wd)

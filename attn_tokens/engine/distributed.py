@@ -23,8 +23,9 @@ traffic = {}   # bytes handed to each collective in the last step of this proces
 def _world():
     "(rank, world size) of the initialised default process group."
     if not (dist.is_available() and dist.is_initialized()):
-        raise ValueError("no process group: call torch.distributed.init_process_group('gloo' or 'nccl', ...) first "
-                         "(launch with torchrun, which sets RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT)")
+        raise ValueError("no process group: call torch.distributed.init_process_group('gloo' or "
+                         "'nccl', ...) first (launch with torchrun, which sets RANK, WORLD_SIZE, "
+                         "MASTER_ADDR and MASTER_PORT)")
     return dist.get_rank(), dist.get_world_size()
 
 def free_port():
@@ -33,31 +34,42 @@ def free_port():
         s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 def launch(args, nproc=2, env=None, **kw):
-    "Run `torchrun --nproc_per_node nproc` on 127.0.0.1 with `args` (e.g. ['-m', 'attn_tokens.engine.distributed']) in `env` (default: os.environ); a subprocess.run result."
+    """Run `torchrun --nproc_per_node nproc` on 127.0.0.1 with `args` (e.g. ['-m',
+    'attn_tokens.engine.distributed']) in `env` (default: os.environ); a subprocess.run result."""
     env = dict(os.environ if env is None else env)
     env.setdefault('OMP_NUM_THREADS', '1')
-    if sys.platform.startswith('linux'): env.setdefault('GLOO_SOCKET_IFNAME', 'lo')   # gloo's own connections on the loopback interface
-    cmd = [sys.executable, '-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node', str(nproc),
+    # gloo's own connections on the loopback interface
+    if sys.platform.startswith('linux'): env.setdefault('GLOO_SOCKET_IFNAME', 'lo')
+    cmd = [sys.executable, '-m', 'torch.distributed.run', '--nnodes', '1', '--nproc_per_node',
+           str(nproc),
            '--master_addr', '127.0.0.1', '--master_port', str(free_port()), *args]
     return subprocess.run(cmd, env=env, **kw)
 
 TIMEOUT = [None]   # seconds, when the group was started by `init`
-JOIN = 300.        # seconds joining may take at least (ranks start at different times on a loaded machine)
-_STORE = [None]    # the key-value store `init` started the group with (its `attn_tokens/` keys: the heartbeats)
+JOIN = 300.        # seconds joining may take at least (ranks start at different times on a loaded
+                   # machine)
+_STORE = [None]    # the key-value store `init` started the group with (its `attn_tokens/` keys: the
+                   # heartbeats)
 
 def init(timeout=300.0, backend='gloo'):
-    "Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a `timeout` in seconds for a rank that hangs; return (rank, world size)."
+    """Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a
+    `timeout` in seconds for a rank that hangs; return (rank, world size)."""
     if not dist.is_initialized():
-        import torch.distributed.nn.functional as _   # imported before the group: its defaults `group=group.WORLD` stay None (below)
+        import torch.distributed.nn.functional as _   # imported before the group: its defaults
+                                                      # `group=group.WORLD` stay None (below)
         t = timedelta(seconds=timeout)
-        store, rank, world = next(dist.rendezvous('env://', timeout=timedelta(seconds=max(timeout, JOIN))))   # torchrun's agent's store, else rank 0's
+        store, rank, world = next(dist.rendezvous('env://',
+                                                  # torchrun's agent's store, else rank 0's
+                                                  timeout=timedelta(seconds=max(timeout, JOIN))))
         dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=t)
         TIMEOUT[0], _STORE[0] = float(timeout), dist.PrefixStore('attn_tokens/', store)
-        atexit.register(_leave)       # the group destroyed while the interpreter is whole, its threads joined
+        atexit.register(_leave)       # the group destroyed while the interpreter is whole, its
+                                      # threads joined
     return dist.get_rank(), dist.get_world_size()
 
 def _leave():
-    "Destroy the default process group and drop `init`'s store (run at exit; a no-op when the group is gone)."
+    """Destroy the default process group and drop `init`'s store (run at exit; a no-op when the
+    group is gone)."""
     _STORE[0] = None
     if dist.is_initialized():
         try: dist.destroy_process_group()
@@ -67,11 +79,13 @@ def _leave():
 _reached = [0]   # collectives this process has entered; every rank enters the same sequence
 
 def _store():
-    "The store of the group `init` started (torchrun's agent's, or rank 0's), under the prefix `attn_tokens/`; None for a group started otherwise."
+    """The store of the group `init` started (torchrun's agent's, or rank 0's), under the prefix
+    `attn_tokens/`; None for a group started otherwise."""
     return _STORE[0] if dist.is_initialized() else None
 
 def _absent(rank, world):
-    "Why a collective failed, from the other ranks' heartbeats in the store: the ranks that did not reach it."
+    """Why a collective failed, from the other ranks' heartbeats in the store: the ranks that did
+    not reach it."""
     st = _store()
     if st is None: return "the other ranks cannot be asked (no store)"
     try:
@@ -79,40 +93,54 @@ def _absent(rank, world):
         keys = {r: f'reached/{r}' for r in range(world) if r != rank}
         behind = [r for r, k in keys.items() if not st.check([k]) or int(st.get(k)) < _reached[0]]
     except (RuntimeError, ValueError, OSError):
-        return "the store of the process group (hosted by rank 0, or by torchrun's agent) cannot be reached: rank 0 or the launcher died"
+        return ("the store of the process group (hosted by rank 0, or by torchrun's agent) cannot "
+                "be reached: rank 0 or the launcher died")
     if behind: return f"rank(s) {behind} did not reach it: they died or hang"
     return "every rank reached it, so one of them died during it"
 
 def _collective(name, op, t, *args):
-    "Run dist.`op`(*args) after counting the bytes of `t`; a failure (a rank died or hung past the timeout) names the rank(s) missing."
+    """Run dist.`op`(*args) after counting the bytes of `t`; a failure (a rank died or hung past the
+    timeout) names the rank(s) missing."""
     traffic[name] = traffic.get(name, 0) + t.numel() * t.element_size()
     rank, world = dist.get_rank(), dist.get_world_size()
     _reached[0] += 1
     st = _store()
-    if st is not None: st.set(f'reached/{rank}', str(_reached[0]))   # a heartbeat, read only when a collective fails
+    # a heartbeat, read only when a collective fails
+    if st is not None: st.set(f'reached/{rank}', str(_reached[0]))
     try: op(*args)
     except RuntimeError as e:
-        raise RuntimeError(f"rank {rank}: the {name} of the step failed: {_absent(rank, world)} (a rank that hangs is given up on "
-                           f"after the process group's timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo says: {str(e)[:300]}") from None
+        raise RuntimeError(f"rank {rank}: the {name} of the step failed: {_absent(rank, world)} (a "
+                           f"rank that hangs is given up on after the process group's "
+                           f"timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo "
+                           f"says: {str(e)[:300]}") from None
 
 # %% ../../nbs/engine/11_distributed.ipynb #dcc671f2
 def _local(E, p, v, tokens, labels):
-    "(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad one."
-    if not (torch.is_tensor(E) and E.ndim == 2): raise ValueError(f"E must be a (V, d) tensor, got {getattr(E, 'shape', type(E))}")
+    """(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad
+    one."""
+    if not (torch.is_tensor(E) and E.ndim == 2):
+        raise ValueError(f"E must be a (V, d) tensor, got {getattr(E, 'shape', type(E))}")
     V, d, K = core._check_params(E, p, v)                  # shapes, one floating dtype, one device
-    if E.dtype not in _DTYPES: raise ValueError(f"E, p, v have dtype {E.dtype}; the collectives take {_DTYPES}: convert with .double()")
-    if isinstance(tokens, core.TokenBatch):                # prepared once (core.TokenBatch.make or a model's prepare)
+    if E.dtype not in _DTYPES:
+        raise ValueError(f"E, p, v have dtype {E.dtype}; the collectives take {_DTYPES}: convert "
+                         f"with .double()")
+    # prepared once (core.TokenBatch.make or a model's prepare)
+    if isinstance(tokens, core.TokenBatch):
         core.check_labels(labels, tokens.n, K)
         return [V, d, K, _DTYPES.index(E.dtype), tokens.max_id, tokens.n]
-    if not (torch.is_tensor(tokens) and tokens.ndim == 2): raise ValueError("tokens must be an (n, T) int64 tensor (n = 0 for a rank without sequences) or a core.TokenBatch")
+    if not (torch.is_tensor(tokens) and tokens.ndim == 2):
+        raise ValueError("tokens must be an (n, T) int64 tensor (n = 0 for a rank without "
+                         "sequences) or a core.TokenBatch")
     if len(tokens): core.check_tokens(tokens, None, labels, K)
     else: core.check_labels(labels, 0, K)
-    return [V, d, K, _DTYPES.index(E.dtype), int(tokens.max()) if tokens.numel() else -1, len(tokens)]
+    return [V, d, K, _DTYPES.index(E.dtype), int(tokens.max()) if tokens.numel() else -1,
+            len(tokens)]
 
 def _n(tokens): return tokens.n if isinstance(tokens, core.TokenBatch) else len(tokens)
 
 def check_ranks(E, p, v, tokens, labels, layout='data'):
-    "All ranks agree on (V, d, K, dtype) or all raise ValueError naming the ranks; return (V, rows of E per rank, n)."
+    """All ranks agree on (V, d, K, dtype) or all raise ValueError naming the ranks; return (V, rows
+    of E per rank, n)."""
     rank, world = _world()
     try: meta, err = [1] + _local(E, p, v, tokens, labels), None
     except ValueError as e: meta, err = [0] * 7, e
@@ -122,31 +150,39 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     M = torch.stack(got).tolist()
     if err is not None: raise ValueError(f"rank {rank}: {err}") from err
     bad = [r for r in range(world) if not M[r][0]]
-    if bad: raise ValueError(f"rank(s) {bad} refused their input (see their error); rank {rank} stops too, before any step")
+    if bad:
+        raise ValueError(f"rank(s) {bad} refused their input (see their error); rank {rank} stops "
+                         f"too, before any step")
     names = ['d', 'K', 'dtype'] if layout == 'vocab' else ['V (rows of E)', 'd', 'K', 'dtype']
     for name in names:
         col = {'V (rows of E)': 1, 'd': 2, 'K': 3, 'dtype': 4}[name]
         vals = [m[col] for m in M]
         if len(set(vals)) > 1:
             show = [str(_DTYPES[x]) if name == 'dtype' else x for x in vals]
-            raise ValueError(f"ranks disagree on {name}: " + ", ".join(f"rank {r}: {x}" for r, x in enumerate(show))
+            raise ValueError(f"ranks disagree on {name}: " + ", ".join(f"rank {r}: {x}" for r,
+                    x in enumerate(show))
                              + "; every rank must hold the same model (the same V, d, K and dtype)")
     rows = [m[1] for m in M]
     V = sum(rows) if layout == 'vocab' else rows[0]
     over = [r for r in range(world) if M[r][5] >= V]
-    if over: raise ValueError(f"rank(s) {over} hold token ids >= V = {V} (largest: {[M[r][5] for r in over]}); ids must be in [0, V)")
+    if over:
+        raise ValueError(f"rank(s) {over} hold token ids >= V = {V} (largest: "
+                         f"{[M[r][5] for r in over]}); ids must be in [0, V)")
     n = sum(m[6] for m in M)
-    if n == 0: raise ValueError("no rank holds a sequence: give at least one rank a non-empty shard")
+    if n == 0:
+        raise ValueError("no rank holds a sequence: give at least one rank a non-empty shard")
     return V, rows, n
 
 # %% ../../nbs/engine/11_distributed.ipynb #c3c408aa
 def _shard_G(UZ, v, tokens, labels, backend):
     "Flat buffer [n_r G_r, n_r L_r, n_r] of this rank's shard, from the whole [u, z] (V, K'+1)."
     V, k = UZ.shape
-    if not bool(torch.isfinite(UZ).all()):                   # on every rank, also one without sequences: none waits alone
+    # on every rank, also one without sequences: none waits alone
+    if not bool(torch.isfinite(UZ).all()):
         s = int((~torch.isfinite(UZ)).any(1).nonzero()[0])
-        raise ValueError(f"[u, z] = E [v; p]^T is not finite in row {s} (token {s}): E, p or v has a non-finite entry, or they overflow "
-                         f"{UZ.dtype}; the parameters must be finite (if they come from training, lower the learning rate)")
+        raise ValueError(f"[u, z] = E [v; p]^T is not finite in row {s} (token {s}): E, p or v has "
+                         f"a non-finite entry, or they overflow {UZ.dtype}; the parameters must be "
+                         f"finite (if they come from training, lower the learning rate)")
     buf = UZ.new_zeros(V * k + 2)
     n_r = _n(tokens)
     if n_r:
@@ -165,22 +201,27 @@ def _reduce_G(buf, V):
     return buf[-2] / n, (buf[:-2] / n).view(V, -1)
 
 def loss_and_grads(E, p, v, tokens, labels, check=True, backend='auto'):
-    "Data-parallel: mean loss over every rank's sequences and its gradients (loss, dE, dp, dv), the same on every rank."
+    """Data-parallel: mean loss over every rank's sequences and its gradients (loss, dE, dp, dv),
+    the same on every rank."""
     traffic.clear()
     if check: check_ranks(E, p, v, tokens, labels, 'data')
     H = core._head(p, v)
     UZ = E @ H.T                                            # [u, z], (V, K'+1), locally
     loss, G = _reduce_G(_shard_G(UZ, v, tokens, labels, backend), len(E))
-    dE, DH = G @ H, G.T @ E                                 # the rank update: the same inputs on every rank
+    # the rank update: the same inputs on every rank
+    dE, DH = G @ H, G.T @ E
     return loss, dE, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
 
 def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
-    "Vocabulary-parallel: this rank owns rows E_rows of E (blocks in rank order); returns (loss, dE of its rows, dp, dv)."
+    """Vocabulary-parallel: this rank owns rows E_rows of E (blocks in rank order); returns (loss,
+    dE of its rows, dp, dv)."""
     traffic.clear()
-    V, rows, _ = check_ranks(E_rows, p, v, tokens, labels, 'vocab')   # also gives every rank's block
+    # also gives every rank's block
+    V, rows, _ = check_ranks(E_rows, p, v, tokens, labels, 'vocab')
     rank, world = _world()
     H = core._head(p, v)
-    mine = E_rows.new_zeros(max(rows), len(H))             # all_gather needs equal sizes: pad to the largest block
+    # all_gather needs equal sizes: pad to the largest block
+    mine = E_rows.new_zeros(max(rows), len(H))
     mine[:len(E_rows)] = E_rows @ H.T
     got = [torch.empty_like(mine) for _ in range(world)]
     _collective('all_gather (u, z)', dist.all_gather, mine, got, mine)
@@ -194,21 +235,25 @@ def vp_loss_and_grads(E_rows, p, v, tokens, labels, backend='auto'):
 
 # %% ../../nbs/engine/11_distributed.ipynb #7b0c1a02
 class DataParallelLoss(core.OneLayerLoss):
-    "The global mean loss of `loss_and_grads` (data-parallel); the backward is `core.OneLayerLoss`'s: the gradients computed here, the same on every rank."
+    """The global mean loss of `loss_and_grads` (data-parallel); the backward is
+    `core.OneLayerLoss`'s: the gradients computed here, the same on every rank."""
     @staticmethod
     def forward(ctx, E, p, v, tokens, labels, check=True, backend='auto'):
-        loss, dE, dp, dv = loss_and_grads(E.detach(), p.detach(), v.detach(), tokens, labels, check, backend)
+        loss, dE, dp, dv = loss_and_grads(E.detach(), p.detach(), v.detach(), tokens, labels, check,
+                                          backend)
         ctx.save_for_backward(dE, dp, dv)
         return loss
 
 def _digest(tensors):
     "A 63-bit digest of the bytes of `tensors` (in order), as a Python int."
     h = hashlib.blake2b(digest_size=8)
-    for t in tensors: h.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
+    for t in tensors:
+        h.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes())
     return int.from_bytes(h.digest(), 'little') >> 1
 
 def check_replicas(module, optimizer=None, what='parameters'):
-    "Raise ValueError naming the ranks whose parameters (and optimizer state) differ from rank 0's; one all-gather of an integer."
+    """Raise ValueError naming the ranks whose parameters (and optimizer state) differ from rank
+    0's; one all-gather of an integer."""
     rank, world = _world()
     ts = [t for _, t in sorted(module.state_dict().items())]
     if optimizer is not None:
@@ -218,8 +263,9 @@ def check_replicas(module, optimizer=None, what='parameters'):
     got = [torch.empty_like(mine) for _ in range(world)]
     _collective('all_gather (replica digest)', dist.all_gather, mine, got, mine)
     bad = [r for r in range(world) if int(got[r]) != int(got[0])]
-    if bad: raise ValueError(f"rank(s) {bad} hold other {what} than rank 0: the replicas differ (a checkpoint read on some ranks only, "
-                             f"or a different seed); broadcast rank 0's with distributed.broadcast_parameters(model)")
+    if bad: raise ValueError(f"rank(s) {bad} hold other {what} than rank 0: the replicas differ (a "
+                             f"checkpoint read on some ranks only, or a different seed); broadcast "
+                             f"rank 0's with distributed.broadcast_parameters(model)")
 
 def broadcast_parameters(module):
     "Copy rank 0's parameters and buffers to every rank (one broadcast per tensor)."
@@ -230,16 +276,26 @@ def broadcast_parameters(module):
 
 # %% ../../nbs/engine/11_distributed.ipynb #7b0c1a03
 class DataParallel(nn.Module):
-    "A models.OneLayerAttention (linear head) trained data-parallel: the same parameters; `loss` and `evaluate` over every rank's shard."
+    """A models.OneLayerAttention (linear head) trained data-parallel: the same parameters; `loss`
+    and `evaluate` over every rank's shard."""
     def __init__(self, model, broadcast=True):
         super().__init__()
         if not isinstance(model, models.OneLayerAttention) or model.head != 'linear':
-            raise ValueError(f"DataParallel wraps a models.OneLayerAttention with head='linear', got {type(model).__name__}"
-                             f"{'' if not hasattr(model, 'head') else f' with head={model.head!r}'}; run other models replicated")
+            raise ValueError(
+                f"DataParallel wraps a models.OneLayerAttention with head='linear', got "
+                f"{type(model).__name__}{'' if not hasattr(model, 'head') else f' with head={model.head!r}'}; run other models replicated"
+            )
         _world()
-        self.inner = [model]                                   # a list: not a submodule, so the parameters keep their names
+        # a list: not a submodule, so the parameters keep their names
+        self.inner = [model]
         self.E, self.p, self.v = model.E, model.p, model.v     # the model's own Parameter objects
-        self.V, self.d, self.n_classes, self.head, self.backend = model.V, model.d, model.n_classes, model.head, model.backend
+        self.V, self.d, self.n_classes, self.head, self.backend = (
+            model.V,
+            model.d,
+            model.n_classes,
+            model.head,
+            model.backend,
+        )
         if broadcast: broadcast_parameters(self)
 
     def prepare(self, tokens, labels=None):
@@ -249,18 +305,21 @@ class DataParallel(nn.Module):
 
     def forward(self, batch):
         "Logits of this rank's shard (the model's forward)."
-        if torch.is_tensor(batch) and len(batch) == 0: return self.E.new_zeros((0,) if self.v.ndim == 1 else (0, self.n_classes))
+        if torch.is_tensor(batch) and len(batch) == 0:
+            return self.E.new_zeros((0,) if self.v.ndim == 1 else (0, self.n_classes))
         return self.inner[0](batch)
 
     def loss(self, batch, labels):
-        "The mean loss over every rank's shard (the same on every rank), differentiable: backward gives the global gradients."
+        """The mean loss over every rank's shard (the same on every rank), differentiable: backward
+        gives the global gradients."""
         return DataParallelLoss.apply(self.E, self.p, self.v, batch, labels, True, self.backend)
 
     @property
     def module(self): return self.inner[0]                       # the wrapped model
 
     def shard(self, *xs):
-        "This rank's contiguous part of each of `xs` (the same length n): rows n r // R to n (r + 1) // R."
+        """This rank's contiguous part of each of `xs` (the same length n): rows n r // R to n (r +
+        1) // R."""
         rank, world = _world()
         n = len(xs[0])
         return tuple(x[n * rank // world:n * (rank + 1) // world] for x in xs)
@@ -272,10 +331,21 @@ class DataParallel(nn.Module):
     def evaluate(self, batch, labels):
         "(mean loss, accuracy) over every rank's shard, the same on every rank."
         f = self.forward(batch)
-        s = torch.stack([core.loss_fn(f, labels, 'sum'), (core.labels_from_logits(f) == labels).sum().to(f.dtype)]) if len(f) else f.new_zeros(2)
+        s = (
+            torch.stack(
+                [
+                    core.loss_fn(f, labels, 'sum'),
+                    (core.labels_from_logits(f) == labels).sum().to(f.dtype),
+                ]
+            )
+            if len(f)
+            else f.new_zeros(2)
+        )
         buf = torch.cat([s.double(), torch.tensor([float(len(f))], dtype=torch.float64)])
         _collective('all_reduce (evaluation)', dist.all_reduce, buf, buf)
-        if buf[2] == 0: raise ValueError("no rank holds an evaluation sequence: give at least one rank a non-empty shard")
+        if buf[2] == 0:
+            raise ValueError("no rank holds an evaluation sequence: give at least one rank a "
+                             "non-empty shard")
         return float(buf[0] / buf[2]), float(buf[1] / buf[2])
 
 # %% ../../nbs/engine/11_distributed.ipynb #9a1b2c02
@@ -284,24 +354,35 @@ def writes():
     return not (dist.is_available() and dist.is_initialized()) or dist.get_rank() == 0
 
 def auto_wrap(model):
-    "`model` as `train.train` trains it: a DataParallel in a process group of > 1 ranks for a linear-head models.OneLayerAttention, else itself."
-    if isinstance(model, DataParallel) or not (dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1): return model
-    if isinstance(model, models.OneLayerAttention) and model.head == 'linear': return DataParallel(model)
+    """`model` as `train.train` trains it: a DataParallel in a process group of > 1 ranks for a
+    linear-head models.OneLayerAttention, else itself."""
+    if isinstance(model, DataParallel) or not (
+        dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1
+    ):
+        return model
+    if isinstance(model, models.OneLayerAttention) and model.head == 'linear':
+        return DataParallel(model)
     return model
 
 @contextlib.contextmanager
 def rank0_outputs(cfg, timeout=300.):
-    "Under torchrun: join the process group; yield `cfg` on rank 0, on the others a copy writing into a temporary folder (removed after), stdout silenced."
+    """Under torchrun: join the process group; yield `cfg` on rank 0, on the others a copy writing
+    into a temporary folder (removed after), stdout silenced."""
     if int(os.environ.get('WORLD_SIZE', '1')) <= 1: yield cfg; return
     rank, _ = init(timeout)
     if rank == 0: yield cfg; return
-    ckpt = str(Path(cfg.ckpt('x')).parent) if cfg.checkpoints else None     # rank 0's checkpoints, read to resume the same
-    with tempfile.TemporaryDirectory(prefix=f'attn-tokens-rank{rank}-') as tmp, contextlib.redirect_stdout(io.StringIO()):
+    # rank 0's checkpoints, read to resume the same
+    ckpt = str(Path(cfg.ckpt('x')).parent) if cfg.checkpoints else None
+    with (
+        tempfile.TemporaryDirectory(prefix=f'attn-tokens-rank{rank}-') as tmp,
+        contextlib.redirect_stdout(io.StringIO()),
+    ):
         yield dataclasses.replace(cfg, out=tmp, ckpt_dir=ckpt)
 
 # %% ../../nbs/engine/11_distributed.ipynb #d418c2b3
 def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
-    "Bytes handed to the collectives per step and rank (payloads, not wire bytes) for `head_rows` = K' rows of v (1: binary), and those of an all-reduce of dE."
+    """Bytes handed to the collectives per step and rank (payloads, not wire bytes) for `head_rows`
+    = K' rows of v (1: binary), and those of an all-reduce of dE."""
     k = head_rows + 1
     meta = 7 * 8
     if layout == 'data': ours = (V * k + 2) * itemsize + meta
@@ -318,21 +399,29 @@ def _timed(f, steps):
     return float(t)
 
 def bench(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0, dtype=torch.float64):
-    "Seconds per step (the slowest rank) and bytes per step and rank of both layouts, an all-reduce of dE, and one process's step (rank 0)."
+    """Seconds per step (the slowest rank) and bytes per step and rank of both layouts, an
+    all-reduce of dE, and one process's step (rank 0)."""
     rank, world = _world()
     g = torch.Generator().manual_seed(seed)
     tokens = torch.randint(0, V, (n, T), generator=g)
     tokens[torch.arange(T) >= torch.randint(1, T + 1, (n,), generator=g)[:, None]] = -1
     labels = torch.randint(0, K, (n,), generator=g)
     E, p, v = core.init_params(V, d, K, dtype=dtype, generator=g)
-    a, b, lo, hi = rank * n // world, (rank + 1) * n // world, rank * V // world, (rank + 1) * V // world
+    a, b, lo, hi = (
+        rank * n // world,
+        (rank + 1) * n // world,
+        rank * V // world,
+        (rank + 1) * V // world,
+    )
     out = {}
     for layout, f, Er in (('data', loss_and_grads, E), ('vocab', vp_loss_and_grads, E[lo:hi])):
         f(Er, p, v, tokens[a:b], labels[a:b])
         nbytes = sum(traffic.values())                         # the bytes of one step
-        out[layout] = dict(seconds=_timed(lambda: f(Er, p, v, tokens[a:b], labels[a:b]), steps), bytes=nbytes)
+        out[layout] = dict(seconds=_timed(lambda: f(Er, p, v, tokens[a:b], labels[a:b]), steps),
+                           bytes=nbytes)
     dE = torch.zeros_like(E)
-    out['dE all-reduce'] = dict(seconds=_timed(lambda: dist.all_reduce(dE), steps), bytes=dE.numel() * dE.element_size())
+    out['dE all-reduce'] = dict(seconds=_timed(lambda: dist.all_reduce(dE), steps),
+                                bytes=dE.numel() * dE.element_size())
     t = torch.zeros(())
     if rank == 0:                                              # the others wait in the barrier
         core.loss_and_grads(E, p, v, tokens, labels); t0 = time.perf_counter()
@@ -345,22 +434,32 @@ def bench(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0, dtype=torch.float64
 def report(r, world):
     "The lines rank 0 prints for `bench`'s result `r`."
     one = r['one process']['seconds']
-    lines = [f"{k + '-parallel' if k in ('data', 'vocab') else k}, {world} ranks: {r[k]['seconds'] * 1e3:.1f} ms per step, {r[k]['bytes']} bytes per step and rank"
+    lines = [f"{k + '-parallel' if k in ('data', 'vocab') else k}, {world} ranks: "
+             f"{r[k]['seconds'] * 1e3:.1f} ms per step, {r[k]['bytes']} bytes per step and rank"
              for k in ('data', 'vocab')]
     lines[0] += f" (an all-reduce of dE: {r['dE all-reduce']['bytes']} bytes)"
-    lines.append(f"all-reduce of dE alone, {world} ranks: {r['dE all-reduce']['seconds'] * 1e3:.1f} ms, {r['dE all-reduce']['bytes']} bytes per rank")
+    lines.append(f"all-reduce of dE alone, {world} ranks: "
+                 f"{r['dE all-reduce']['seconds'] * 1e3:.1f} ms, {r['dE all-reduce']['bytes']} "
+                 f"bytes per rank")
     lines.append(f"one process, whole batch: {one * 1e3:.1f} ms per step")
     return lines
 
+# %% ../../nbs/engine/11_distributed.ipynb #611fde24
 def main(argv=None):
-    "`torchrun ... -m attn_tokens.engine.distributed`: time both layouts; rank 0 prints one line per figure."
-    ap = argparse.ArgumentParser(prog='python -m attn_tokens.engine.distributed', description=bench.__doc__)
-    for k, dflt in dict(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0).items():   # --dim, --sequences: torchrun takes --d..., --n... as its own
-        ap.add_argument(f"--{dict(d='dim', n='sequences').get(k, k)}", dest=k, type=int, default=dflt)
+    """`torchrun ... -m attn_tokens.engine.distributed`: time both layouts; rank 0 prints one line
+    per figure."""
+    ap = argparse.ArgumentParser(prog='python -m attn_tokens.engine.distributed',
+                                 description=bench.__doc__)
+    # --dim, --sequences: torchrun takes --d..., --n... as its own
+    for k, dflt in dict(V=5000, d=256, n=2000, T=40, K=2, steps=5, seed=0).items():
+        ap.add_argument(f"--{dict(d='dim', n='sequences').get(k, k)}", dest=k, type=int,
+                        default=dflt)
     ap.add_argument('--dtype', choices=['float32', 'float64'], default='float64')
-    ap.add_argument('--timeout', type=float, default=300., help='seconds before the others give up on a rank that hangs')
+    ap.add_argument('--timeout', type=float, default=300.,
+                    help='seconds before the others give up on a rank that hangs')
     a = vars(ap.parse_args(argv))
-    init(a.pop('timeout'))                                     # torchrun sets MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+    # torchrun sets MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE
+    init(a.pop('timeout'))
     a['dtype'] = getattr(torch, a['dtype'])
     r = bench(**a)
     if dist.get_rank() == 0: print('\n'.join(report(r, dist.get_world_size())), flush=True)
@@ -372,10 +471,19 @@ if __name__ == '__main__' and 'IPython' not in sys.modules: main()
 QUICK = dict(V=2000, d=64, n=500, T=20, steps=3)
 
 def bench_cli(args):
-    "`attn-tokens bench --distributed`: `bench` on 2 local processes, rank 0's lines printed; the exit status."
-    if getattr(args, 'json', None): raise ValueError("--json is not written with --distributed: drop one of them")
+    """`attn-tokens bench --distributed`: `bench` on 2 local processes, rank 0's lines printed; the
+    exit status."""
+    if getattr(args, 'json', None):
+        raise ValueError("--json is not written with --distributed: drop one of them")
     over = dict(QUICK) if args.quick else {}
-    over.update({k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'seed') if getattr(args, k, None) is not None})
+    over.update(
+        {
+            k: getattr(args, k)
+            for k in ('n', 'V', 'd', 'dtype', 'seed')
+            if getattr(args, k, None) is not None
+        }
+    )
     if getattr(args, 'repeats', None): over['steps'] = args.repeats
-    flags = [x for k, v in over.items() for x in (f"--{dict(d='dim', n='sequences').get(k, k)}", str(v))]
+    flags = [x for k,
+             v in over.items() for x in (f"--{dict(d='dim', n='sequences').get(k, k)}", str(v))]
     return launch(['-m', 'attn_tokens.engine.distributed', *flags]).returncode

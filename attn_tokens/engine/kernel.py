@@ -10,7 +10,8 @@ __all__ = ['SOURCE', 'CXX_FLAGS', 'COMMON_FLAGS', 'build', 'available', 'status'
 import ctypes, functools, hashlib, json, os, platform, subprocess, sys, tempfile, warnings
 from pathlib import Path
 import torch
-from ..infra.files import KERNEL_ENV, atomic_write, clean_stale_tmp, default_cache_dir, env_flag, folder_lock
+from ..infra.files import (KERNEL_ENV, atomic_write, clean_stale_tmp, default_cache_dir,
+                                     env_flag, folder_lock)
 
 # %% ../../nbs/engine/00a_kernel.ipynb #7ef2f2c2
 _HEADER = r'''
@@ -495,7 +496,8 @@ def _cpu_signature():
     try:
         with open('/proc/cpuinfo') as f:
             for line in f:
-                if line.startswith(('model name', 'flags')) and line not in sig: sig.append(line.strip())
+                if line.startswith(('model name', 'flags')) and line not in sig:
+                    sig.append(line.strip())
                 if not line.strip() and len(sig) > 2: break
     except OSError: pass
     return '\n'.join(sig)
@@ -508,28 +510,34 @@ def _compiler_version(cxx):
 
 # %% ../../nbs/engine/00a_kernel.ipynb #500ca947
 def _warn(msg):
-    "A RuntimeWarning that points at the first caller outside the package (one line when that has no source)."
+    """A RuntimeWarning that points at the first caller outside the package (one line when that has
+    no source)."""
     level, f = 1, sys._getframe(0)
-    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'attn_tokens': level, f = level + 1, f.f_back
+    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'attn_tokens':
+        level, f = level + 1, f.f_back
     warnings.warn(msg, RuntimeWarning, stacklevel=level)
 
 def _record_path(lib: Path) -> Path:
     "The record `engine-<key>.json` of the library `engine-<key>.so`."
     return lib.with_suffix('.json')
 
-def _record(data: bytes, flags) -> dict: return {'size': len(data), 'sha256': hashlib.sha256(data).hexdigest(), 'flags': list(flags)}
+def _record(data: bytes, flags) -> dict:
+    return {'size': len(data), 'sha256': hashlib.sha256(data).hexdigest(), 'flags': list(flags)}
 
 def _damage(lib: Path, flags):
     "None where the library `lib` matches its record, else what is wrong with it (one line)."
     rec = _record_path(lib)
     try: want = json.loads(rec.read_text())
     except FileNotFoundError: return f"there is no record {rec.name} of its build"
-    except (OSError, ValueError) as e: return f"its record {rec.name} cannot be read ({type(e).__name__})"
+    except (OSError, ValueError) as e:
+        return f"its record {rec.name} cannot be read ({type(e).__name__})"
     try: data = lib.read_bytes()
     except OSError as e: return f"it cannot be read ({e.strerror})"
     got = _record(data, flags)
-    if not isinstance(want, dict) or want.get('flags') != got['flags']: return f"its record {rec.name} is not of this build"
-    if want.get('size') != got['size']: return f"it has {got['size']} bytes where its build wrote {want.get('size')}"
+    if not isinstance(want, dict) or want.get('flags') != got['flags']:
+        return f"its record {rec.name} is not of this build"
+    if want.get('size') != got['size']:
+        return f"it has {got['size']} bytes where its build wrote {want.get('size')}"
     if want.get('sha256') != got['sha256']: return "its SHA-256 differs from its build's"
     return None
 
@@ -538,30 +546,40 @@ def _compile(cxx, flags, lib: Path):
     with tempfile.TemporaryDirectory(prefix='attn_tokens-kernel-') as tmp:
         src, out = Path(tmp)/'engine.cpp', Path(tmp)/'engine.so'
         src.write_text(SOURCE)
-        r = subprocess.run([cxx, *flags, *COMMON_FLAGS, str(src), '-o', str(out)], capture_output=True, text=True, timeout=600)
+        r = subprocess.run([cxx, *flags, *COMMON_FLAGS, str(src), '-o', str(out)],
+                           capture_output=True, text=True, timeout=600)
         if r.returncode != 0: return r.stderr.strip()[-400:] or f"exit code {r.returncode}"
         data = out.read_bytes()
-    atomic_write(lib, data)                                            # the library, synced to disk, then
+    # the library, synced to disk, then
+    atomic_write(lib, data)
     atomic_write(_record_path(lib), json.dumps(_record(data, flags)))  # its record
     return None
 
 # %% ../../nbs/engine/00a_kernel.ipynb #1446e936
 def build(cache_dir=None):
-    "Compile the kernel, or reuse an earlier build that matches its record; return (library path, flags). RuntimeError if it cannot be built."
+    """Compile the kernel, or reuse an earlier build that matches its record; return (library path,
+    flags). RuntimeError if it cannot be built."""
     cxx = os.environ.get('CXX') or 'c++'
     version = _compiler_version(cxx)
-    if version is None: raise RuntimeError(f"no C++ compiler: `{cxx} --version` failed; install g++ or clang++, or set $CXX")
+    if version is None:
+        raise RuntimeError(f"no C++ compiler: `{cxx} --version` failed; install g++ or clang++, or "
+                           f"set $CXX")
     folder = Path(cache_dir or default_cache_dir())/'kernels'
     errors = []
     for flags in CXX_FLAGS:
-        key = hashlib.sha256('\0'.join((SOURCE, version, _cpu_signature()) + flags + COMMON_FLAGS).encode()).hexdigest()[:16]
+        key = hashlib.sha256(
+            '\0'.join((SOURCE, version, _cpu_signature()) + flags + COMMON_FLAGS).encode()
+        ).hexdigest()[:16]
         lib = folder/f'engine-{key}.so'
-        if lib.exists() and _damage(lib, flags) is None: return lib, flags   # the usual case, without the lock
-        with folder_lock(folder):                 # one builder at a time; the others then find its build
+        # the usual case, without the lock
+        if lib.exists() and _damage(lib, flags) is None: return lib, flags
+        with folder_lock(folder):                 # one builder at a time; the others then find its
+                                                  # build
             if lib.exists():
                 damage = _damage(lib, flags)
                 if damage is None: return lib, flags
-                _warn(f"attn_tokens: the compiled kernel {lib} is damaged or incomplete ({damage}); deleting it and building it again")
+                _warn(f"attn_tokens: the compiled kernel {lib} is damaged or incomplete "
+                      f"({damage}); deleting it and building it again")
             for p in (lib, _record_path(lib)): p.unlink(missing_ok=True); clean_stale_tmp(p)
             error = _compile(cxx, flags, lib)
             if error is None: return lib, flags
@@ -580,24 +598,27 @@ def _declare(lib):
         getattr(lib, f'rank_pass_{s}').argtypes = [P, P, P, P, P, I64, I64, I64, I32]
         D = ctypes.c_float if s == 'f32' else ctypes.c_double
         getattr(lib, f'gd_pass_{s}').argtypes = [P, P, P, P, I64, I64, I64, D, D, I32]
-        getattr(lib, f'token_pass_{s}').argtypes = [P, P, P, P, P, P, I64, I64, I64, I64, P, P, P, I32]
+        getattr(lib, f'token_pass_{s}').argtypes = [P, P, P, P, P, P, I64, I64, I64, I64, P, P, P,
+                                                    I32]
         getattr(lib, f'token_pass_{s}').restype = ctypes.c_double
-        for name in ('exp_neg', 'uz_pass', 'rank_pass', 'gd_pass'): getattr(lib, f'{name}_{s}').restype = None
+        for name in ('exp_neg', 'uz_pass', 'rank_pass', 'gd_pass'):
+            getattr(lib, f'{name}_{s}').restype = None
     lib.prepare_rows.argtypes, lib.prepare_rows.restype = [P, I64, I64, P, P, P, I32], P
     lib.prepare_take.argtypes, lib.prepare_take.restype = [P, P, P, I32], None
     return lib
 
 @functools.lru_cache(maxsize=None)
 def _load():
-    "(library, description) once per process; library is None when the kernel is off or cannot be built."
+    """(library, description) once per process; library is None when the kernel is off or cannot be
+    built."""
     if not env_flag(KERNEL_ENV):
         return None, f"off (${KERNEL_ENV}={os.environ[KERNEL_ENV]})"
     try:
         path, flags = build()
         lib = _declare(ctypes.CDLL(str(path)))
     except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-        _warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same results, slower): {e}\n"
-              f"Set {KERNEL_ENV}=0 to silence this.")
+        _warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same "
+              f"results, slower): {e}\nSet {KERNEL_ENV}=0 to silence this.")
         return None, f"unavailable ({str(e).splitlines()[0]})"
     return lib, f"compiled with {' '.join(flags)}"
 
@@ -615,15 +636,19 @@ def _err(msg): raise ValueError(msg)
 def _lib():
     "The loaded library; RuntimeError naming the reason if there is none."
     lib = _load()[0]
-    if lib is None: raise RuntimeError(f"the compiled kernel is {status()}; use core's backend='torch'")
+    if lib is None:
+        raise RuntimeError(f"the compiled kernel is {status()}; use core's backend='torch'")
     return lib
 
 def _check(name, t, dtype, shape=None):
     "Raise a ValueError unless `t` is a contiguous CPU tensor of `dtype` (and `shape`)."
     if not torch.is_tensor(t): _err(f"{name} must be a torch.Tensor, got {type(t).__name__}")
-    if t.device.type != 'cpu': _err(f"{name} is on {t.device}; the compiled kernel runs on CPU tensors (use core's backend='torch' on other devices)")
+    if t.device.type != 'cpu':
+        _err(f"{name} is on {t.device}; the compiled kernel runs on CPU tensors (use core's "
+             f"backend='torch' on other devices)")
     if t.dtype != dtype: _err(f"{name} must have dtype {dtype}, got {t.dtype}")
-    if shape is not None and tuple(t.shape) != tuple(shape): _err(f"{name} must have shape {tuple(shape)}, got {tuple(t.shape)}")
+    if shape is not None and tuple(t.shape) != tuple(shape):
+        _err(f"{name} must have shape {tuple(shape)}, got {tuple(t.shape)}")
     if not t.is_contiguous(): _err(f"{name} must be contiguous; pass {name}.contiguous()")
     return t
 
@@ -653,19 +678,25 @@ def uz_pass(E, H):
 def rank_pass(E, G, H, out):
     "Write out = G @ H and return G.T @ E, shape (k, d), in one pass over E."
     s = _suffix(E.dtype); V, d = E.shape; k = len(H)
-    _check('E', E, E.dtype); _check('G', G, E.dtype, (V, k)); _check('H', H, E.dtype, (k, d)); _check('out', out, E.dtype, (V, d))
+    _check('E', E, E.dtype); _check('G', G, E.dtype, (V, k)); _check('H', H, E.dtype,
+            (k, d)); _check('out', out, E.dtype, (V, d))
     if out.data_ptr() == E.data_ptr(): _err("out must not be E itself; pass a separate buffer")
     DH = E.new_empty(k, d)
-    getattr(_lib(), f'rank_pass_{s}')(_p(E), _p(G), _p(H), _p(out), _p(DH), V, d, k, torch.get_num_threads())
+    getattr(_lib(), f'rank_pass_{s}')(_p(E), _p(G), _p(H), _p(out), _p(DH), V, d, k,
+                                      torch.get_num_threads())
     return DH
 
+# %% ../../nbs/engine/00a_kernel.ipynb #8969fff7
 def gd_pass(E, G, H, lr, decay=0.):
-    "Update E in place to (1 - lr decay) E - lr G @ H and return G.T @ E of the E before the update, shape (k, d), in one pass over E."
+    """Update E in place to (1 - lr decay) E - lr G @ H and return G.T @ E of the E before the
+    update, shape (k, d), in one pass over E."""
     s = _suffix(E.dtype); V, d = E.shape; k = len(H)
     _check('E', E, E.dtype); _check('G', G, E.dtype, (V, k)); _check('H', H, E.dtype, (k, d))
-    if any(t.data_ptr() == E.data_ptr() for t in (G, H)): _err("G and H must not share E's memory; pass copies")
+    if any(t.data_ptr() == E.data_ptr() for t in (G, H)):
+        _err("G and H must not share E's memory; pass copies")
     DH = E.new_empty(k, d)
-    getattr(_lib(), f'gd_pass_{s}')(_p(E), _p(G), _p(H), _p(DH), V, d, k, float(lr), 1. - float(lr) * float(decay), torch.get_num_threads())
+    getattr(_lib(), f'gd_pass_{s}')(_p(E), _p(G), _p(H), _p(DH), V, d, k, float(lr),
+                                    1. - float(lr) * float(decay), torch.get_num_threads())
     return DH
 
 def _token_args(offsets, ids, logc, u, z, trusted):
@@ -678,20 +709,26 @@ def _token_args(offsets, ids, logc, u, z, trusted):
     if n < 1: _err("the batch has no sequences")
     lengths = offsets[1:] - offsets[:-1]
     if int(lengths.min()) < 1: _err("every sequence needs at least one token")
-    if not trusted:                                            # O(entries): skipped for a validated TokenBatch
+    # O(entries): skipped for a validated TokenBatch
+    if not trusted:
         if int(offsets[0]) != 0: _err("offsets must start at 0")
         if int(ids.min()) < 0 or int(ids.max()) >= V: _err(f"token ids must be in 0..{V - 1}")
-        for i in range(0, n, 65536):                           # distinct ids within a row (the scatter relies on it)
-            o = offsets[i:i + 65537]; rows = torch.repeat_interleave(torch.arange(len(o) - 1), o[1:] - o[:-1])
+        # distinct ids within a row (the scatter relies on it)
+        for i in range(0, n, 65536):
+            o = offsets[i:i + 65537]; rows = torch.repeat_interleave(torch.arange(len(o) - 1),
+                    o[1:] - o[:-1])
             keys = rows * V + ids[int(o[0]):int(o[-1])].long()
-            if len(torch.unique(keys)) != len(keys): _err("a row repeats a token id; merge repeats into one entry with its log-count")
+            if len(torch.unique(keys)) != len(keys):
+                _err("a row repeats a token id; merge repeats into one entry with its log-count")
     return s, n, V, K, int(lengths.max())
 
 def token_forward(offsets, ids, logc, u, z, trusted=False):
-    "Logits f, (n,) or (n, K), of a batch in compressed-row form (offsets, ids, log-counts or None)."
+    """Logits f, (n,) or (n, K), of a batch in compressed-row form (offsets, ids, log-counts or
+    None)."""
     s, n, V, K, maxlen = _token_args(offsets, ids, logc, u, z, trusted)
     f = z.new_empty((n,) + tuple(u.shape[1:]))
-    getattr(_lib(), f'token_pass_{s}')(_p(offsets), _p(ids), _p(logc), _p(u), _p(z), None, n, V, K, maxlen,
+    getattr(_lib(), f'token_pass_{s}')(_p(offsets), _p(ids), _p(logc), _p(u), _p(z), None, n, V, K,
+                                       maxlen,
                                        _p(f), None, None, torch.get_num_threads())
     return f
 
@@ -699,27 +736,36 @@ def token_loss_and_grads(offsets, ids, logc, u, z, labels, trusted=False):
     "Mean loss (a Python float) and its gradients (gu, gz) with respect to u and z."
     s, n, V, K, maxlen = _token_args(offsets, ids, logc, u, z, trusted)
     _check('labels', labels, torch.int64, (n,))
-    if int(labels.min()) < 0 or int(labels.max()) >= max(K, 2): _err(f"labels must be in 0..{max(K, 2) - 1}")
+    if int(labels.min()) < 0 or int(labels.max()) >= max(K, 2):
+        _err(f"labels must be in 0..{max(K, 2) - 1}")
     gu, gz = torch.empty_like(u), torch.empty_like(z)
-    loss = getattr(_lib(), f'token_pass_{s}')(_p(offsets), _p(ids), _p(logc), _p(u), _p(z), _p(labels), n, V, K, maxlen,
+    loss = getattr(_lib(), f'token_pass_{s}')(_p(offsets), _p(ids), _p(logc), _p(u), _p(z),
+                                              _p(labels), n, V, K, maxlen,
                                               None, _p(gu), _p(gz), torch.get_num_threads())
     return loss, gu, gz
 
 # %% ../../nbs/engine/00a_kernel.ipynb #a060ca27
 def prepare_rows(tokens, alloc=None):
-    "Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of offsets, ids (int32, sorted in each row), counts (int32; None if every count is 1), lengths and the extremes of `tokens`; `alloc(m)` makes the int32 outputs (default torch.empty)."
+    """Compressed rows of an int64 (n, T) CPU tensor with negative entries as padding: dict of
+    offsets, ids (int32, sorted in each row), counts (int32; None if every count is 1), lengths
+    and the extremes of `tokens`; `alloc(m)` makes the int32 outputs (default torch.empty)."""
     _check('tokens', tokens, torch.int64)
-    if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1: _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
+    if tokens.ndim != 2 or tokens.shape[0] < 1 or tokens.shape[1] < 1:
+        _err(f"tokens must have shape (n, T) with n, T >= 1, got {tuple(tokens.shape)}")
     n, T = tokens.shape; nt = torch.get_num_threads()
     lengths, offsets, stats = (torch.empty(k, dtype=torch.int64) for k in (n, n + 1, 5))
     lib = _lib()
     ctx = lib.prepare_rows(_p(tokens), n, T, _p(lengths), _p(offsets), _p(stats), nt)
-    if not ctx: raise MemoryError(f"the kernel ran out of memory preparing {n} x {T} tokens; prepare the batch in parts")
+    if not ctx:
+        raise MemoryError(f"the kernel ran out of memory preparing {n} x {T} tokens; prepare the "
+                          f"batch in parts")
     ids = counts = None
     try:
         lo, hi, empty, distinct, valid = stats.tolist()
         alloc = alloc or (lambda m: torch.empty(m, dtype=torch.int32))
         ids = alloc(distinct)
-        if distinct < valid: counts = alloc(distinct)                                   # some id repeats
+        # some id repeats
+        if distinct < valid: counts = alloc(distinct)
     finally: lib.prepare_take(ctx, _p(ids), _p(counts), nt)
-    return dict(offsets=offsets, ids=ids, counts=counts, lengths=lengths, min=lo, max=hi, first_empty=None if empty < 0 else empty)
+    return dict(offsets=offsets, ids=ids, counts=counts, lengths=lengths, min=lo, max=hi,
+                first_empty=None if empty < 0 else empty)

@@ -13,26 +13,33 @@ import scipy.optimize
 import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, write_json
-from ..theory.max_margin import token_ids, selection, constraint_pairs, relevant_tokens, COS_CONVERGED
+from ..theory.max_margin import (token_ids, selection, constraint_pairs, relevant_tokens,
+                                           COS_CONVERGED)
 from ..theory.stage1 import stage1_step, one_step_coef, f0_uniform
 from ..theory.eta0 import eta0_exact_threshold
 from ..theory.stage2 import CAPPED_ARMIJO, stage2
 from ..theory.protocol import SELECTED_MASS, run_protocol
-from ..theory.beyond import (selection_cycles, max_margin_cg, sequence_mass, conflicting_sequences,
+from ..theory.beyond import (selection_cycles, max_margin_cg, sequence_mass,
+                                       conflicting_sequences,
                                        instability_number, run_verdicts)
 from ..data.generators import make_multi_relevant
 from ..data import text
 
 # %% ../../nbs/experiments/05a_selection_studies.ipynb #f8b2b2d7
 def stage1_line_search(E0, v, tokens, labels, lo=1e-3, hi=1e9):
-    "The stage-1 step eta0 minimising the loss at p = 0 after the step (exact: u(eta0) = E0 v + eta0 c, a 1-D problem)."
+    """The stage-1 step eta0 minimising the loss at p = 0 after the step (exact: u(eta0) = E0 v +
+    eta0 c, a 1-D problem)."""
     t = token_ids(tokens); u0 = E0 @ v; y = core.signed_labels(labels, E0.dtype)
     fu, fc = f0_uniform(u0, t), f0_uniform(one_step_coef(u0, t, labels) * (v @ v), t)
     L = lambda le: torch.nn.functional.softplus(-y * (fu + math.exp(le) * fc)).mean().item()
-    return math.exp(scipy.optimize.minimize_scalar(L, bounds=(math.log(lo), math.log(hi)), method='bounded', options=dict(xatol=1e-6)).x)
+    return math.exp(scipy.optimize.minimize_scalar(L, bounds=(math.log(lo), math.log(hi)),
+                                                   method='bounded', options=dict(xatol=1e-6)).x)
 
-def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, steps=200, cap_steps=None, cg_first=2000, cg_add=2000, cg_rounds=30):
-    "Stage 1 (eta0: eta0_factor x the exact threshold, or None: the line-search step), the arg-max selection's cycles, max-margin without the conflicting sequences, the monotone flow."
+# %% ../../nbs/experiments/05a_selection_studies.ipynb #09a9086a
+def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, steps=200,
+                         cap_steps=None, cg_first=2000, cg_add=2000, cg_rounds=30):
+    """Stage 1 (eta0: eta0_factor x the exact threshold, or None: the line-search step), the arg-max
+    selection's cycles, max-margin without the conflicting sequences, the monotone flow."""
     t0 = time.time(); t = token_ids(tokens); labels = torch.as_tensor(labels)
     E0, _, v = core.init_params(V, d, seed=seed)
     eta_ex = eta0_exact_threshold(E0, v, t, labels, V)
@@ -42,17 +49,40 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
     cyc = selection_cycles(pairs, V)
     A_cyc = E[pairs[cyc.cycle, 0]] - E[pairs[cyc.cycle, 1]]
     conflict = conflicting_sequences(t, sel, pairs, cyc.on_cycle)
-    out = dict(n=len(t), V=V, d=d, T=t.shape[1], eta0=eta, eta0_rule='line search' if eta0_factor is None else f'{eta0_factor} x exact', eta0_exact=eta_ex, n_selected_tokens=len(torch.unique(sel)), n_pairs=len(pairs),
-               acyclic=cyc.acyclic, n_pairs_on_cycles=int(cyc.on_cycle.sum()), n_two_cycles=cyc.n_two_cycles,
-               n_components=cyc.n_components, largest_component=cyc.largest_component, cycle_length=len(cyc.cycle),
-               certificate_residual=(A_cyc.sum(0).norm() / (E[pairs[:, 0]] - E[pairs[:, 1]]).norm(dim=1).max()).item() if len(cyc.cycle) else None,
-               n_conflicting_sequences=int(conflict.sum()), rest_pairs=0, rest_feasible=None)
+    out = dict(
+        n=len(t),
+        V=V,
+        d=d,
+        T=t.shape[1],
+        eta0=eta,
+        eta0_rule='line search' if eta0_factor is None else f'{eta0_factor} x exact',
+        eta0_exact=eta_ex,
+        n_selected_tokens=len(torch.unique(sel)),
+        n_pairs=len(pairs),
+        acyclic=cyc.acyclic,
+        n_pairs_on_cycles=int(cyc.on_cycle.sum()),
+        n_two_cycles=cyc.n_two_cycles,
+        n_components=cyc.n_components,
+        largest_component=cyc.largest_component,
+        cycle_length=len(cyc.cycle),
+        certificate_residual=(
+            A_cyc.sum(0).norm() / (E[pairs[:, 0]] - E[pairs[:, 1]]).norm(dim=1).max()
+        ).item()
+        if len(cyc.cycle)
+        else None,
+        n_conflicting_sequences=int(conflict.sum()),
+        rest_pairs=0,
+        rest_feasible=None,
+    )
     rest = ~cyc.on_cycle
-    if rest.any():                       # the pairs off the cycles: is the cycle structure the only obstruction?
+    if rest.any():                       # the pairs off the cycles: is the cycle structure the only
+                                         # obstruction?
         pr = pairs[rest]; ts = time.time()
         mm_rest, rounds = max_margin_cg(E, pr, first=cg_first, add=cg_add, max_rounds=cg_rounds)
-        out.update(rest_pairs=len(pr), rest_feasible=mm_rest.feasible, rest_rounds=rounds, rest_solve_s=time.time() - ts,
-                   rest_summary=mm_rest.summary(), rest_p_mm_norm=mm_rest.p.norm().item() if mm_rest.feasible else None,
+        out.update(rest_pairs=len(pr), rest_feasible=mm_rest.feasible, rest_rounds=rounds,
+                   rest_solve_s=time.time() - ts,
+                   rest_summary=mm_rest.summary(),
+                   rest_p_mm_norm=mm_rest.p.norm().item() if mm_rest.feasible else None,
                    rest_working_set=int((mm_rest.lam > 0).sum()))
     ts = time.time()
     cfg = dataclasses.replace(CAPPED_ARMIJO, steps=steps, record_every=max(steps // 20, 1),
@@ -60,65 +90,106 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
     p, H = stage2(cfg).run(E, v, t, labels, sel=sel)
     mass = sequence_mass(E @ p, t, sel)
     L_inf = torch.nn.functional.softplus(-core.signed_labels(labels) * u[sel]).mean().item()
-    out.update(flow_steps=int(H.step[-1]), flow_capped=H.n_capped, flow_monotone=H.monotone(), flow_s=time.time() - ts, loss0=H.step_loss[0],
-               loss=H.step_loss[-1], loss_inf=L_inf, mass_mean=mass.mean().item(), mass_conflicting=mass[conflict].mean().item() if conflict.any() else None,
-               mass_not_conflicting=mass[~conflict].mean().item() if (~conflict).any() else None, frac_mass_above_099=(mass > SELECTED_MASS).double().mean().item(),
-               mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist(), time_s=time.time() - t0)
+    out.update(flow_steps=int(H.step[-1]), flow_capped=H.n_capped, flow_monotone=H.monotone(),
+               flow_s=time.time() - ts, loss0=H.step_loss[0],
+               loss=H.step_loss[-1], loss_inf=L_inf, mass_mean=mass.mean().item(),
+               mass_conflicting=mass[conflict].mean().item() if conflict.any() else None,
+               mass_not_conflicting=mass[~conflict].mean().item() if (~conflict).any() else None,
+               frac_mass_above_099=(mass > SELECTED_MASS).double().mean().item(),
+               mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist(),
+               time_s=time.time() - t0)
     return out, mass, conflict
 
 # %% ../../nbs/experiments/05a_selection_studies.ipynb #12e78eef
-IMDB_RUNS = (   # 06's `ci` sizes for the selection's structure (a short flow), 06's `quick` sizes for a long flow
-    dict(name='ci_line_search', n=None, max_len=512, d=512, eta0_factor=None, steps=10, cap_steps=20),
+IMDB_RUNS = (   # 06's `ci` sizes for the selection's structure (a short flow), 06's `quick` sizes
+                # for a long flow
+    dict(name='ci_line_search', n=None, max_len=512, d=512, eta0_factor=None, steps=10,
+         cap_steps=20),
     dict(name='ci_1.2x_exact', n=None, max_len=512, d=512, eta0_factor=1.2, steps=10, cap_steps=20),
-    dict(name='quick_line_search_long_flow', n=2000, max_len=96, d=64, eta0_factor=None, steps=300, cap_steps=1000))
+    dict(name='quick_line_search_long_flow', n=2000, max_len=96, d=64, eta0_factor=None, steps=300,
+         cap_steps=1000))
 
 def measure_imdb(out, runs=IMDB_RUNS, seed=0, force=False):
-    "The IMDB study for each run of `runs` (sizes, stage-1 rule, flow length), written to JSON after each run."
+    """The IMDB study for each run of `runs` (sizes, stage-1 rule, flow length), written to JSON
+    after each run."""
     out = check_output(out, force=force, what='out'); res = {}
     for r in runs:
         tr, _ = text.load_tokenized('imdb', min_count=20, max_len=r['max_len'])
         if r['n'] is not None and r['n'] < tr.n:
-            tr = tr.subset(torch.randperm(tr.n, generator=torch.Generator().manual_seed(seed))[:r['n']].sort().values)
-        res[r['name']], _, _ = real_selection_study(tr.tokens, tr.labels, tr.V, d=r['d'], eta0_factor=r['eta0_factor'], seed=seed,
+            tr = tr.subset(
+                torch.randperm(tr.n, generator=torch.Generator().manual_seed(seed))[: r['n']]
+                .sort()
+                .values
+            )
+        res[r['name']], _, _ = real_selection_study(tr.tokens, tr.labels, tr.V, d=r['d'],
+                                                    eta0_factor=r['eta0_factor'], seed=seed,
                                                     steps=r['steps'], cap_steps=r['cap_steps'])
         res[r['name']]['max_len'] = r['max_len']
         write_json(out, dict(command=f"measure_imdb(out, runs={runs}, seed={seed})", results=res))
     return res
 
 # %% ../../nbs/experiments/05a_selection_studies.ipynb #cdefa3e8
-def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps=300, cap_steps=1000):
-    "One run of the phase diagram: data, stage 1 at eta_factor x eta_exact, monotone stage 2; did it reach p_mm of the arg-max selection?"
+def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps=300,
+                cap_steps=1000):
+    """One run of the phase diagram: data, stage 1 at eta_factor x eta_exact, monotone stage 2; did
+    it reach p_mm of the arg-max selection?"""
     V = int(round(ratio * d))
-    if V <= n_relevant: raise ValueError(f"V = ratio x d = {V} leaves no irrelevant token (n_relevant = {n_relevant}); pass a larger ratio or d")
-    data = make_multi_relevant(n=n, n_relevant=n_relevant, n_irrelevant=V - n_relevant, T=T, k=k, seed=seed)
+    if V <= n_relevant:
+        raise ValueError(f"V = ratio x d = {V} leaves no irrelevant token (n_relevant = "
+                         f"{n_relevant}); pass a larger ratio or d")
+    data = make_multi_relevant(n=n, n_relevant=n_relevant, n_irrelevant=V - n_relevant, T=T, k=k,
+                               seed=seed)
     E0, _, v = core.init_params(V, d, seed=seed)
     eta = eta_factor * eta0_exact_threshold(E0, v, data.tokens, data.labels, V)
     pt = dict(T=T, ratio=ratio, eta_factor=eta_factor, k=k, seed=seed, d=d, V=V, n=n, eta0=eta)
-    try: res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed, steps=steps, cap_steps=cap_steps, record_every=max(steps // 10, 1))
-    except (ValueError, RuntimeError) as e: return pt | dict(reached=False, outcome=f'error: {e}'[:300])
+    try:
+        res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed, steps=steps,
+                           cap_steps=cap_steps, record_every=max(steps // 10, 1))
+    except (ValueError, RuntimeError) as e:
+        return pt | dict(reached=False, outcome=f'error: {e}'[:300])
     S = res.summary(); y = core.signed_labels(data.labels)
     mass = sequence_mass(res.E1 @ res.p, data.tokens, res.selection)
     z = res.E1 @ res.p; t = data.tokens; zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
-    relX = relevant_tokens(t, data.labels, V)[t.clamp(min=0)] & (t >= 0)                    # mass on all relevant tokens of X
+    # mass on all relevant tokens of X
+    relX = relevant_tokens(t, data.labels, V)[t.clamp(min=0)] & (t >= 0)
     rel_mass = (torch.logsumexp(zX.masked_fill(~relX, -math.inf), 1) - torch.logsumexp(zX, 1)).exp()
-    pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'], one_minus_cos_arg=S['one_minus_cos_arg'],
-               mass_pos=mass[y > 0].mean().item(), mass_neg=mass[y < 0].mean().item(), relevant_mass=rel_mass.mean().item(), diagnosis=S['diagnosis'],
-               v_share=abs((res.v @ res.p).item()) / max(res.p.norm().item(), 1e-300), loss_monotone=S['loss_monotone'])
-    pt['reached'] = bool(res.mm.feasible and S['selection_mass'] > SELECTED_MASS and S['one_minus_cos_arg'] <= 1 - COS_CONVERGED)
-    pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5      # the signature of the v-instability: one class selects, the other not
-    pt['outcome'] = 'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
-    pt['stop'] = res.history.stop_reason[:160]                            # e.g. a gradient underflow: float64's range
-    R = S['reached']                                                      # the selection the flow made, read from p
-    pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible', 'cos_reach')} | {
+    pt |= dict(feasible=res.mm.feasible, selection_mass=S['selection_mass'],
+               one_minus_cos_arg=S['one_minus_cos_arg'],
+               mass_pos=mass[y > 0].mean().item(), mass_neg=mass[y < 0].mean().item(),
+               relevant_mass=rel_mass.mean().item(), diagnosis=S['diagnosis'],
+               v_share=abs((res.v @ res.p).item()) / max(res.p.norm().item(), 1e-300),
+               loss_monotone=S['loss_monotone'])
+    pt['reached'] = bool(
+        res.mm.feasible
+        and S['selection_mass'] > SELECTED_MASS
+        and S['one_minus_cos_arg'] <= 1 - COS_CONVERGED
+    )
+    # the signature of the v-instability: one class selects, the other not
+    pt['one_class'] = abs(pt['mass_pos'] - pt['mass_neg']) > 0.5
+    pt['outcome'] = (
+        'reached' if pt['reached'] else ('one_class_' if pt['one_class'] else '') + S['diagnosis']
+    )
+    # e.g. a gradient underflow: float64's range
+    pt['stop'] = res.history.stop_reason[:160]
+    # the selection the flow made, read from p
+    R = S['reached']
+    pt['flow_selection'] = {k: R[k] for k in ('kind', 'n_argmax', 'n_several', 'feasible',
+                                              'cos_reach')} | {
         'statement1': R['statement1']['holds'], 'statement2': R['statement2']['holds']}
-    if res.mm.feasible: pt['N_v'], pt['chi_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)
-    pt['verdicts'] = json_safe(run_verdicts(res, data.tokens, data.labels))   # premises of Theorem 4.3 and statement (1), local optimality
+    if res.mm.feasible:
+        pt['N_v'], pt['chi_v'], pt['gamma'] = instability_number(res.E1, res.v, data.tokens,
+                data.labels, res.mm.p)
+    # premises of Theorem 4.3 and statement (1), local optimality
+    pt['verdicts'] = json_safe(run_verdicts(res, data.tokens, data.labels))
     return pt
 
-def phase_diagram(Ts=(8, 32), ratios=(0.5, 2.), factors=(1.2, 4.), ks=(1, 2, 3), seeds=range(4), out=None, force=False, **kw):
+# %% ../../nbs/experiments/05a_selection_studies.ipynb #a4b79343
+def phase_diagram(Ts=(8, 32), ratios=(0.5, 2.), factors=(1.2, 4.), ks=(1, 2, 3), seeds=range(4),
+                  out=None, force=False, **kw):
     "All phase points (list of dicts); with `out`, written to JSON (atomically) after every point."
     if out is not None: out = check_output(out, force=force, what='out')
-    pts = []; cmd = f"phase_diagram(Ts={tuple(Ts)}, ratios={tuple(ratios)}, factors={tuple(factors)}, ks={tuple(ks)}, seeds={list(seeds)}, **{kw})"
+    pts = []; cmd = (f"phase_diagram(Ts={tuple(Ts)}, ratios={tuple(ratios)}, "
+                     f"factors={tuple(factors)}, ks={tuple(ks)}, seeds={list(seeds)}, **{kw})")
     for T in Ts:
         for ratio in ratios:
             for f in factors:
@@ -129,9 +200,11 @@ def phase_diagram(Ts=(8, 32), ratios=(0.5, 2.), factors=(1.2, 4.), ks=(1, 2, 3),
     return pts
 
 def phase_recheck(points, out=None, steps=3000, cap_steps=10000, force=False, **kw):
-    "Re-run phase points (T, ratio, eta_factor, k, seed) with a 10x longer stage 2; with `out`, to JSON after every point."
+    """Re-run phase points (T, ratio, eta_factor, k, seed) with a 10x longer stage 2; with `out`, to
+    JSON after every point."""
     if out is not None: out = check_output(out, force=force, what='out')
-    pts = []; cmd = f"phase_recheck({[tuple(p) for p in points]}, steps={steps}, cap_steps={cap_steps}, **{kw})"
+    pts = []; cmd = (f"phase_recheck({[tuple(p) for p in points]}, steps={steps}, "
+                     f"cap_steps={cap_steps}, **{kw})")
     for p in points:
         pts.append(phase_point(*p, steps=steps, cap_steps=cap_steps, **kw))
         if out is not None: write_json(out, dict(command=cmd, points=pts))

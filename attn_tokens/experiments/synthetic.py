@@ -27,16 +27,23 @@ def synthetic(cfg: ExpConfig) -> dict:
     "One-layer model (E, p, v trained) on the importance continuum: E^T v monotone, E^T p U-shaped."
     settings = SYNTHETIC_SIZES[cfg.size]
     n, V, T, d = (settings[k] for k in ('n', 'V', 'T', 'd'))
-    tr = generators.make_importance_continuum(n=n, V=V, T=T, delta=1., delta_tilde=0., seed=cfg.seed)
-    te = generators.make_importance_continuum(n=n // 4, V=V, T=T, delta=1., delta_tilde=0., seed=cfg.seed + 1000)
-    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=10, patience=5, seed=cfg.seed,
+    tr = generators.make_importance_continuum(n=n, V=V, T=T, delta=1., delta_tilde=0.,
+                                              seed=cfg.seed)
+    te = generators.make_importance_continuum(n=n // 4, V=V, T=T, delta=1., delta_tilde=0.,
+                                              seed=cfg.seed + 1000)
+    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=10, patience=5,
+                       seed=cfg.seed,
                        ckpt=cfg.ckpt('synthetic'), progress=cfg.progress)
     claims = lambda nums: [
-        claim('synthetic: E_s^T v increases with importance (Spearman of bin means)', nums['spearman_v_bins'], '>= 0.9', nums['spearman_v_bins'] >= 0.9),
-        claim('synthetic: E_s^T p is U-shaped (outer - middle gap / pooled std)', nums['u_ratio'], '> 1', nums['u_ratio'] > 1)]
+        claim('synthetic: E_s^T v increases with importance (Spearman of bin means)',
+              nums['spearman_v_bins'], '>= 0.9', nums['spearman_v_bins'] >= 0.9),
+        claim('synthetic: E_s^T p is U-shaped (outer - middle gap / pooled std)', nums['u_ratio'],
+              '> 1', nums['u_ratio'] > 1)]
     return fit_report(OneLayerAttention(tr.V, d, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic',
-                      f"synthetic continuum: n={n}, V={V}, T={T}, d={d}", embedding_report, claims, info={'config': dict(settings)},
-                      notes=f"make_importance_continuum(delta=1, delta_tilde=0), {n} train sequences; all of E, p, v trained with Adam.")
+                      f"synthetic continuum: n={n}, V={V}, T={T}, d={d}", embedding_report, claims,
+                      info={'config': dict(settings)},
+                      notes=f"make_importance_continuum(delta=1, delta_tilde=0), {n} train "
+                            f"sequences; all of E, p, v trained with Adam.")
 
 # %% ../../nbs/experiments/05_synthetic.ipynb #9c3da487
 MULTICLASS_SIZES = {
@@ -47,23 +54,43 @@ MULTICLASS_SIZES = {
 
 @experiment('synthetic_multiclass')
 def synthetic_multiclass(cfg: ExpConfig) -> dict:
-    "Multi-class one-layer model on make_multiclass: centred E_s^T v_k ranks class-k tokens above other classes' tokens."
+    """Multi-class one-layer model on make_multiclass: centred E_s^T v_k ranks class-k tokens above
+    other classes' tokens."""
     settings = MULTICLASS_SIZES[cfg.size]
     K, per_class = settings['K'], settings['n_per_class']
-    kw = dict(n=settings['n'], K=K, n_per_class=per_class, n_irrelevant=settings['n_irrelevant'], T=settings['T'])
-    tr, te = generators.make_multiclass(**kw, seed=cfg.seed), generators.make_multiclass(**kw, seed=cfg.seed + 1000)
-    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=10, patience=5, seed=cfg.seed,
+    kw = dict(n=settings['n'], K=K, n_per_class=per_class, n_irrelevant=settings['n_irrelevant'],
+              T=settings['T'])
+    tr, te = generators.make_multiclass(**kw, seed=cfg.seed), generators.make_multiclass(**kw,
+            seed=cfg.seed + 1000)
+    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=10, patience=5,
+                       seed=cfg.seed,
                        ckpt=cfg.ckpt('synthetic_multiclass'), progress=cfg.progress)
     def auc(m, nums):
-        "Per class k: fraction of (class-k token, other class token) pairs ordered by the centred E_s^T v_k."
+        """Per class k: fraction of (class-k token, other class token) pairs ordered by the centred
+        E_s^T v_k."""
         n_rel = K * per_class          # make_multiclass: ids 0..K*n_per_class-1 are class tokens
         sv = m.scores()['v'][:n_rel]; sv = sv - sv.mean(1, keepdim=True)
         own = torch.arange(n_rel) // per_class
-        return {f'auc_class_tokens_{k}': float((sv[own == k, k][:, None] > sv[own != k, k][None]).double().mean()) for k in range(K)}
-    claims = lambda nums: [claim(f'synthetic multi-class: centred E_s^T v_{k} higher for every class-{k} token than for every other class token (fraction of ordered pairs)',
-                                 nums[f'auc_class_tokens_{k}'], '== 1', nums[f'auc_class_tokens_{k}'] == 1.) for k in range(K)]
-    return fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic_multiclass',
-                      f"synthetic, K={K} classes", class_report, claims, info={'config': dict(settings)}, derive=auc,
-                      notes=(f"make_multiclass(K={K}): the importance takes 3 values (1 own class token, -1/(K-1) other class token, 0 irrelevant). "
-                             "The claim is over the class-specific tokens (with two importance levels the fraction of correctly ordered pairs is the natural rank statistic); irrelevant tokens get almost no attention once p selects the class token, "
-                             "so their E_s^T v_k is left near where early training put it (Spearman over all tokens is reported as spearman_v<k>_tokens)."))
+        return {
+            f'auc_class_tokens_{k}': float(
+                (sv[own == k, k][:, None] > sv[own != k, k][None]).double().mean()
+            )
+            for k in range(K)
+        }
+    claims = lambda nums: [claim(f'synthetic multi-class: centred E_s^T v_{k} higher for every '
+                                 f'class-{k} token than for every other class token (fraction of '
+                                 f'ordered pairs)',
+                                 nums[f'auc_class_tokens_{k}'], '== 1',
+                                 nums[f'auc_class_tokens_{k}'] == 1.) for k in range(K)]
+    return fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te,
+                      tcfg, cfg, 'synthetic_multiclass',
+                      f"synthetic, K={K} classes", class_report, claims,
+                      info={'config': dict(settings)}, derive=auc,
+                      notes=(f"make_multiclass(K={K}): the importance takes 3 values (1 own class "
+                             f"token, -1/(K-1) other class token, 0 irrelevant). "
+                             "The claim is over the class-specific tokens (with two importance "
+                             "levels the fraction of correctly ordered pairs is the natural rank "
+                             "statistic); irrelevant tokens get almost no attention once p selects "
+                             "the class token, so their E_s^T v_k is left near where early "
+                             "training put it (Spearman over all tokens is reported as "
+                             "spearman_v<k>_tokens)."))

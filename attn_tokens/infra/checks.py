@@ -50,26 +50,38 @@ def check_factor(name, x, fix='') -> float:
 
 # %% ../../nbs/infra/00b_checks.ipynb #ae0df76f
 def check_number(name, x, lo=-math.inf, hi=math.inf, lo_open=False, hi_open=False, fix='') -> float:
-    "`x` as a finite float in the range, or a ValueError naming `name`, the value and the range (bool and str refused)."
+    """`x` as a finite float in the range, or a ValueError naming `name`, the value and the range
+    (bool and str refused)."""
     ok = isinstance(x, numbers.Real) and not isinstance(x, bool)
     f = float(x) if ok else math.nan
-    if not (math.isfinite(f) and (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)):
-        rng = ' and '.join(s for s in ((f"{'>' if lo_open else '>='} {lo:g}" if lo > -math.inf else ''),
-                                       (f"{'<' if hi_open else '<='} {hi:g}" if hi < math.inf else '')) if s)
+    if not (
+        math.isfinite(f) and (f > lo if lo_open else f >= lo) and (f < hi if hi_open else f <= hi)
+    ):
+        rng = ' and '.join(
+            s
+            for s in (
+                (f"{'>' if lo_open else '>='} {lo:g}" if lo > -math.inf else ''),
+                (f"{'<' if hi_open else '<='} {hi:g}" if hi < math.inf else ''),
+            )
+            if s
+        )
         raise ValueError(f"{name} = {x!r} is not a finite number{' ' + rng if rng else ''}{fix}")
     return f
 
 def check_bool(name, x) -> bool:
     "`x` if it is True or False (NumPy's too), else a ValueError naming `name` and the value."
-    if not isinstance(x, (bool, np.bool_)): raise ValueError(f"{name} = {x!r} must be True or False")
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} = {x!r} must be True or False")
     return bool(x)
 
 def check_seed(name, x) -> int:
-    "A seed: an integer in [-2**63, 2**64) (torch takes it modulo 2**64), not a bool, a float or a string."
+    """A seed: an integer in [-2**63, 2**64) (torch takes it modulo 2**64), not a bool, a float or a
+    string."""
     try: i = None if isinstance(x, bool) else operator.index(x)
     except TypeError: i = None
     if i is None or not -2**63 <= i < 2**64:
-        raise ValueError(f"{name} = {x!r} is not a whole number in [-2**63, 2**64); give an integer, e.g. {name}=0")
+        raise ValueError(f"{name} = {x!r} is not a whole number in [-2**63, 2**64); give an "
+                         f"integer, e.g. {name}=0")
     return i
 
 # %% ../../nbs/infra/00b_checks.ipynb #7ebf7606
@@ -104,7 +116,8 @@ def cpu_count() -> int:
     except (AttributeError, OSError): return os.cpu_count() or 1
 
 def threads_int(text) -> int:
-    "An argparse type for --threads: an integer in 1..cpu_count() (more threads only slow a run down)."
+    """An argparse type for --threads: an integer in 1..cpu_count() (more threads only slow a run
+    down)."""
     n, hi = positive_int(text), cpu_count()
     if n > hi:
         raise argparse.ArgumentTypeError(
@@ -115,7 +128,8 @@ threads_int.__name__ = 'thread count'
 # %% ../../nbs/infra/00b_checks.ipynb #8e5e0e58
 @dataclass(frozen=True)
 class Kind:
-    "How a parameter's values are checked (check(name, value, fix) -> value, else ValueError) and parsed (`arg`)."
+    """How a parameter's values are checked (check(name, value, fix) -> value, else ValueError) and
+    parsed (`arg`)."""
     check: Callable
     arg: Callable | None = None
 
@@ -125,12 +139,14 @@ NONNEG_INT = Kind(lambda name, x, fix='': check_int(name, x, 0, fix), nonneg_int
 SEED = Kind(lambda name, x, fix='': check_int(name, x, 0, fix, SEED_MAX), seed_int)
 FRACTION = Kind(check_fraction, finite_float)
 FACTOR = Kind(check_factor, positive_float)
-FLAG = Kind(lambda name, x, fix='': x if isinstance(x, bool) else _refuse(name, x, 'not a bool', fix))
+FLAG = Kind(lambda name, x,
+            fix='': x if isinstance(x, bool) else _refuse(name, x, 'not a bool', fix))
 
 def _refuse(name, x, what, fix): raise ValueError(f"{name} = {x!r} is {what}{fix}")
 
 def param(default, help, kind=None, choices=None, cli=True):
-    "A dataclass field holding its default, its help text and its check (`kind`, or one of `choices`)."
+    """A dataclass field holding its default, its help text and its check (`kind`, or one of
+    `choices`)."""
     return field(default=default, metadata=dict(help=help, kind=kind, choices=choices, cli=cli))
 
 def same_as(cls, name, default=dataclasses.MISSING):
@@ -141,7 +157,8 @@ def same_as(cls, name, default=dataclasses.MISSING):
 
 # %% ../../nbs/infra/00b_checks.ipynb #7165ff9e
 def check_params(obj):
-    "Check each field of the dataclass `obj` by its metadata: a ValueError names the first bad one and the fix."
+    """Check each field of the dataclass `obj` by its metadata: a ValueError names the first bad one
+    and the fix."""
     for f in dataclasses.fields(obj):
         x, md = getattr(obj, f.name), f.metadata
         if 'help' not in md or (x is None and f.default is None): continue
@@ -152,7 +169,8 @@ def check_params(obj):
         if md['kind'] is not None: md['kind'].check(f.name, x, fix)
 
 def add_params(parser, cls, skip=()):
-    "One --flag per field of the dataclass `cls` (dashes for underscores), with its type, default and help."
+    """One --flag per field of the dataclass `cls` (dashes for underscores), with its type, default
+    and help."""
     for f in dataclasses.fields(cls):
         md = f.metadata
         if f.name in skip or 'help' not in md or not md['cli']: continue

@@ -16,16 +16,19 @@ from . import guards
 # %% ../../nbs/infra/00_files.ipynb #e58f2d88
 CACHE_ENV = 'ATTN_TOKENS_CACHE'    # folder of the compiled kernel and the token caches
 DATA_ENV = 'ATTN_TOKENS_DATA'      # folder of local copies of the data sets
-KERNEL_ENV = 'ATTN_TOKENS_KERNEL'  # 0/false/no/off turns the compiled kernel off, 1/true/yes/on (or unset) on
+KERNEL_ENV = 'ATTN_TOKENS_KERNEL'  # 0/false/no/off turns the compiled kernel off, 1/true/yes/on (or
+                                   # unset) on
 FLAG_OFF, FLAG_ON = ('0', 'false', 'no', 'off'), ('1', 'true', 'yes', 'on')
 
 def env_flag(name, default=True, strict=True) -> bool:
-    "Whether the environment variable `name` is on: unset or empty gives `default`; 0/false/no/off False, 1/true/yes/on True (any case); another value a ValueError (`strict`) or True."
+    """Whether the environment variable `name` is on: unset or empty gives `default`; 0/false/no/off
+    False, 1/true/yes/on True (any case); another value a ValueError (`strict`) or True."""
     v = os.environ.get(name)
     if v is None or not v.strip(): return default
     v = v.strip().lower()
     if strict and v not in FLAG_OFF + FLAG_ON:
-        raise ValueError(f"${name}={os.environ[name]!r} is not a flag; set it to one of {', '.join(FLAG_ON)} (on) or {', '.join(FLAG_OFF)} (off), or unset it")
+        raise ValueError(f"${name}={os.environ[name]!r} is not a flag; set it to one of "
+                         f"{', '.join(FLAG_ON)} (on) or {', '.join(FLAG_OFF)} (off), or unset it")
     return v not in FLAG_OFF
 
 def default_cache_dir() -> Path:
@@ -42,7 +45,8 @@ def _umask() -> int:
 def _tmp_prefix(path: Path) -> str: return f'.{path.name}.{os.getpid()}.'
 
 def atomic_write(path, content) -> Path:
-    "Write `content` (bytes, str, or a function of a binary file object) to `path` atomically; returns the path."
+    """Write `content` (bytes, str, or a function of a binary file object) to `path` atomically;
+    returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_tmp_prefix(path), suffix='.tmp')
@@ -60,9 +64,14 @@ def atomic_write(path, content) -> Path:
     return path
 
 def _write_error(e: OSError, path) -> OSError:
-    "The OSError `e` of a write (which names no file) with the path and, for a full disk or quota, the fix."
+    """The OSError `e` of a write (which names no file) with the path and, for a full disk or quota,
+    the fix."""
     full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-    fix = '; free space there or write to another folder (the previous file, if any, is intact)' if full else ''
+    fix = (
+        '; free space there or write to another folder (the previous file, if any, is intact)'
+        if full
+        else ''
+    )
     return OSError(e.errno, f"{e.strerror or e} while writing {path}{fix}", str(path))
 
 def save_npz(path, arrays: dict) -> Path:
@@ -71,10 +80,12 @@ def save_npz(path, arrays: dict) -> Path:
 
 # %% ../../nbs/infra/00_files.ipynb #bb89953f
 def json_safe(x):
-    "A copy of `x` that strict JSON accepts: NaN/inf -> None, numpy/torch scalars -> Python numbers, tuples -> lists, keys -> str."
+    """A copy of `x` that strict JSON accepts: NaN/inf -> None, numpy/torch scalars -> Python
+    numbers, tuples -> lists, keys -> str."""
     if isinstance(x, dict): return {str(k): json_safe(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)): return [json_safe(v) for v in x]
-    if hasattr(x, 'item') and getattr(x, 'ndim', 0) == 0: x = x.item()      # numpy and torch scalars
+    # numpy and torch scalars
+    if hasattr(x, 'item') and getattr(x, 'ndim', 0) == 0: x = x.item()
     if isinstance(x, float) and not math.isfinite(x): return None
     return x
 
@@ -90,7 +101,8 @@ def _alive(pid: int) -> bool:
     return True
 
 def clean_stale_tmp(path) -> list:
-    "Remove temporary files of `path` left by writers that no longer run; returns the removed paths."
+    """Remove temporary files of `path` left by writers that no longer run; returns the removed
+    paths."""
     path = Path(path)
     if not path.parent.is_dir(): return []
     pat = re.compile(re.escape(f'.{path.name}.') + r'(\d+)\.[^.]+\.tmp$')
@@ -106,34 +118,52 @@ class OutputPathError(ValueError):
     "An output path that cannot or must not be written."
 
 def _same(a: Path, b) -> bool:
-    try: return a.resolve() == Path(b).resolve() or (a.exists() and Path(b).exists() and os.path.samefile(a, b))
+    try:
+        return a.resolve() == Path(b).resolve() or (
+            a.exists() and Path(b).exists() and os.path.samefile(a, b)
+        )
     except OSError: return False
 
 def check_output(path, force=False, inputs=(), what='output', flag='--force') -> Path:
-    "Refuse an output `path` that cannot or should not be written (before any work); returns it as a Path."
+    """Refuse an output `path` that cannot or should not be written (before any work); returns it as
+    a Path."""
     p = Path(path).expanduser()
     if str(path) == '' : raise OutputPathError(f"{what}: empty path; give a file name")
     for i in inputs:
-        if i is not None and _same(p, i): raise OutputPathError(f"{what} {p} is the input {i}; write to another file")
-    if p.is_dir(): raise OutputPathError(f"{what} {p} is a directory; give a file name inside it, e.g. {p / 'out.npz'}")
-    if p.exists() and not p.is_file(): raise OutputPathError(f"{what} {p} exists and is not a regular file; give a file name")
-    if p.exists() and not force: raise OutputPathError(f"{what} {p} exists; pass {flag} to overwrite it or choose another name")
+        if i is not None and _same(p, i):
+            raise OutputPathError(f"{what} {p} is the input {i}; write to another file")
+    if p.is_dir():
+        raise OutputPathError(f"{what} {p} is a directory; give a file name inside it, e.g. "
+                              f"{p / 'out.npz'}")
+    if p.exists() and not p.is_file():
+        raise OutputPathError(f"{what} {p} exists and is not a regular file; give a file name")
+    if p.exists() and not force:
+        raise OutputPathError(f"{what} {p} exists; pass {flag} to overwrite it or choose another "
+                              f"name")
     parent = p.parent if str(p.parent) else Path('.')
     if not parent.is_dir():
         q = next((a for a in (parent, *parent.parents) if a.exists()), None)
-        if q is not None and not q.is_dir(): raise OutputPathError(f"{what} {p}: {q} is a file, not a folder; choose another path")
+        if q is not None and not q.is_dir():
+            raise OutputPathError(f"{what} {p}: {q} is a file, not a folder; choose another path")
         raise OutputPathError(f"{what} {p}: the folder {parent} does not exist; create it first")
-    if not os.access(parent, os.W_OK | os.X_OK): raise OutputPathError(f"{what} {p}: the folder {parent} is not writable; choose another folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{what} {p}: the folder {parent} is not writable; choose another "
+                              f"folder")
     return p
 
 def check_output_dir(path, what='output folder') -> Path:
-    "Refuse an output folder that exists as a file or cannot be created or written (before any work)."
+    """Refuse an output folder that exists as a file or cannot be created or written (before any
+    work)."""
     p = Path(path).expanduser()
-    if p.exists() and not p.is_dir(): raise OutputPathError(f"{what} {p} exists and is not a folder; choose another path")
+    if p.exists() and not p.is_dir():
+        raise OutputPathError(f"{what} {p} exists and is not a folder; choose another path")
     q = p
-    while not q.exists(): q = q.parent                  # the nearest existing ancestor must be writable
-    if not q.is_dir(): raise OutputPathError(f"{what} {p}: {q} is a file, not a folder; choose another path")
-    if not os.access(q, os.W_OK | os.X_OK): raise OutputPathError(f"{what} {p}: {q} is not a writable folder; choose another path")
+    while not q.exists(): q = q.parent                  # the nearest existing ancestor must be
+                                                        # writable
+    if not q.is_dir():
+        raise OutputPathError(f"{what} {p}: {q} is a file, not a folder; choose another path")
+    if not os.access(q, os.W_OK | os.X_OK):
+        raise OutputPathError(f"{what} {p}: {q} is not a writable folder; choose another path")
     return p
 
 # %% ../../nbs/infra/00_files.ipynb #3163e09a
@@ -142,53 +172,83 @@ def _member_header(zf, name):
     info = zf.getinfo(name)
     with zf.open(name) as f:
         version = np.lib.format.read_magic(f)
-        read = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        read = np.lib.format.read_array_header_1_0 if version == (1,
+                0) else np.lib.format.read_array_header_2_0
         shape, _, dtype = read(f)
         header = f.tell()                       # position in the uncompressed member
     return shape, dtype, int(np.prod(shape, dtype=object)) * dtype.itemsize, info.file_size - header
 
 def _checked_header(zf, name, path):
-    "(shape, dtype, bytes) of the member `name`, refused unless a plain .npy array whose header matches what it stores."
-    if not name.endswith('.npy'): raise ValueError(f"{path}: member {name!r} is not a .npy array; write the file with np.savez")
+    """(shape, dtype, bytes) of the member `name`, refused unless a plain .npy array whose header
+    matches what it stores."""
+    if not name.endswith('.npy'):
+        raise ValueError(f"{path}: member {name!r} is not a .npy array; write the file with "
+                         f"np.savez")
     key = name[:-4]
     try: shape, dtype, claimed, stored = _member_header(zf, name)
-    except (ValueError, EOFError) as e: raise ValueError(f"{path}: array '{key}' has a damaged header ({e}); write the file again") from e
-    if dtype.hasobject: raise ValueError(f"{path}: array '{key}' holds Python objects (dtype {dtype}), which need pickle to load; "
-                                         "store plain arrays (strings as np.array(list, dtype=str))")
+    except (ValueError, EOFError) as e:
+        raise ValueError(
+            f"{path}: array '{key}' has a damaged header ({e}); write the file again"
+        ) from e
+    if dtype.hasobject:
+        raise ValueError(
+            f"{path}: array '{key}' holds Python objects (dtype {dtype}), which need pickle to "
+            f"load; "
+            "store plain arrays (strings as np.array(list, dtype=str))"
+        )
     if claimed != stored:
-        raise ValueError(f"{path}: array '{key}' claims shape {shape} of {dtype} ({claimed} bytes) but stores {stored} bytes: "
+        raise ValueError(f"{path}: array '{key}' claims shape {shape} of {dtype} ({claimed} bytes) "
+                         f"but stores {stored} bytes: "
                          "the file is truncated or damaged; write it again")
     return shape, dtype, claimed
 
 def _check_npz_memory(heads, path):
-    "Refuse a file whose arrays, and the int64 copies of its integer arrays (token ids, labels), need more than the available memory."
+    """Refuse a file whose arrays, and the int64 copies of its integer arrays (token ids, labels),
+    need more than the available memory."""
     parts = {'arrays as stored': sum(c for _, _, c in heads.values()),
-             'int64 copies of the integer arrays': sum(8 * int(np.prod(s, dtype=object)) for s, t, _ in heads.values() if t.kind in 'iub')}
-    guards.check_memory(parts, f"reading {path}", "the file is damaged or too large for this machine: check how it was written, "
-                        f"or read it where more memory is free (or raise ${guards.MEMORY_ENV} if you set it)")
+             'int64 copies of the integer arrays': sum(8 * int(np.prod(s, dtype=object)) for s, t,
+                                                       _ in heads.values() if t.kind in 'iub')}
+    guards.check_memory(parts, f"reading {path}",
+                        "the file is damaged or too large for this machine: check how it was "
+                        "written, "
+                        f"or read it where more memory is free (or raise ${guards.MEMORY_ENV} if "
+                        f"you set it)")
 
+# %% ../../nbs/infra/00_files.ipynb #d8dc8e64
 def load_npz(path, what='file') -> dict:
-    "All arrays of the .npz file `path`, read without pickle after checking each member's header; ValueError naming the problem."
+    """All arrays of the .npz file `path`, read without pickle after checking each member's header;
+    ValueError naming the problem."""
     path = Path(path)
     if path.exists() and not path.is_file():
-        raise ValueError(f"{path}: not a regular file (a folder, a device or a pipe); give the {what} itself")
+        raise ValueError(f"{path}: not a regular file (a folder, a device or a pipe); give the "
+                         f"{what} itself")
     if not path.is_file(): raise FileNotFoundError(f"{path}: no such {what}")
-    if not zipfile.is_zipfile(path): raise ValueError(f"{path}: not a readable .npz file (not a zip archive, or cut short); write it again with np.savez")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: not a readable .npz file (not a zip archive, or cut short); "
+                         f"write it again with np.savez")
     out = {}
     try:
         with zipfile.ZipFile(path) as zf:
             heads = {name: _checked_header(zf, name, path) for name in zf.namelist()}
             _check_npz_memory(heads, path)
             for name in heads:
-                with zf.open(name) as f: out[name[:-4]] = np.lib.format.read_array(f, allow_pickle=False)
-    except zipfile.BadZipFile as e: raise ValueError(f"{path}: not a readable .npz file ({e}); write it again with np.savez") from e
-    except (OSError, EOFError) as e: raise ValueError(f"{path}: could not be read ({type(e).__name__}: {e}); write it again") from e
+                with zf.open(name) as f:
+                    out[name[:-4]] = np.lib.format.read_array(f, allow_pickle=False)
+    except zipfile.BadZipFile as e:
+        raise ValueError(
+            f"{path}: not a readable .npz file ({e}); write it again with np.savez"
+        ) from e
+    except (OSError, EOFError) as e:
+        raise ValueError(
+            f"{path}: could not be read ({type(e).__name__}: {e}); write it again"
+        ) from e
     return out
 
 # %% ../../nbs/infra/00_files.ipynb #c64fcbe6
 @contextlib.contextmanager
 def folder_lock(folder, timeout=600.):
-    "Exclusive lock on `folder` (a `.lock` file inside it) for a `with` block; TimeoutError after `timeout` s."
+    """Exclusive lock on `folder` (a `.lock` file inside it) for a `with` block; TimeoutError after
+    `timeout` s."""
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
     fd = os.open(folder/'.lock', os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
     try:
@@ -197,14 +257,16 @@ def folder_lock(folder, timeout=600.):
             try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); break
             except BlockingIOError:
                 if time.monotonic() - t0 > timeout:
-                    raise TimeoutError(f"{folder} is locked by another process for over {timeout:.0f} s; wait for it or use another folder")
+                    raise TimeoutError(f"{folder} is locked by another process for over "
+                                       f"{timeout:.0f} s; wait for it or use another folder")
                 time.sleep(0.05)
         yield folder
     finally: os.close(fd)
 
 # %% ../../nbs/infra/00_files.ipynb #ae2802b4
 def save_figure(fig, path, dpi=110) -> Path:
-    "Save the matplotlib figure `fig` to `path` atomically (format from the suffix, png if none); returns the path."
+    """Save the matplotlib figure `fig` to `path` atomically (format from the suffix, png if none);
+    returns the path."""
     path = Path(path)
     clean_stale_tmp(path)
     return atomic_write(path, lambda f: fig.savefig(f, format=path.suffix[1:] or 'png', dpi=dpi))

@@ -13,10 +13,12 @@ import numpy as np
 import torch
 
 # %% ../../nbs/infra/00d_guards.ipynb #5d5a46dd
-MEMORY_ENV = 'ATTN_TOKENS_MEMORY'   # cap on the memory a run may plan to use: bytes, or a number with K, M, G or T
+MEMORY_ENV = 'ATTN_TOKENS_MEMORY'   # cap on the memory a run may plan to use: bytes, or a number
+                                    # with K, M, G or T
 
 class NotEnoughMemoryError(ValueError):
-    "A run whose estimated memory exceeds what is available; the message gives the numbers and the fix."
+    """A run whose estimated memory exceeds what is available; the message gives the numbers and the
+    fix."""
 
 def fmt_bytes(n) -> str:
     "`n` bytes in binary units, e.g. '16.0 GiB'."
@@ -28,11 +30,13 @@ def fmt_bytes(n) -> str:
 _UNITS = {'': 1, 'k': 2**10, 'm': 2**20, 'g': 2**30, 't': 2**40}
 
 def parse_bytes(text, name=MEMORY_ENV) -> int:
-    "A memory size given as bytes or a number with K, M, G or T (powers of 1024; 'GB', 'GiB' too); ValueError naming `name`."
+    """A memory size given as bytes or a number with K, M, G or T (powers of 1024; 'GB', 'GiB' too);
+    ValueError naming `name`."""
     m = re.fullmatch(r'\s*(\d+(?:\.\d*)?)\s*([kmgt]?)(?:i?b)?\s*', str(text), re.I)
     x = float(m[1]) * _UNITS[m[2].lower()] if m else 0
     if not (math.isfinite(x) and x >= 1):
-        raise ValueError(f"{name}={text!r} is not a memory size; give bytes or a number with K, M, G or T, e.g. {name}=8G")
+        raise ValueError(f"{name}={text!r} is not a memory size; give bytes or a number with K, M, "
+                         f"G or T, e.g. {name}=8G")
     return int(x)
 
 # %% ../../nbs/infra/00d_guards.ipynb #6128ac1e
@@ -54,9 +58,11 @@ def _cgroup_available():
     except (OSError, ValueError, IndexError): return None
 
 def available_memory() -> tuple:
-    "(bytes a run may still allocate, where that number comes from): the least of $ATTN_TOKENS_MEMORY, the available memory and the cgroup's room."
+    """(bytes a run may still allocate, where that number comes from): the least of
+    $ATTN_TOKENS_MEMORY, the available memory and the cgroup's room."""
     found = []
-    if os.environ.get(MEMORY_ENV, '').strip(): found.append((parse_bytes(os.environ[MEMORY_ENV]), f"${MEMORY_ENV}"))
+    if os.environ.get(MEMORY_ENV, '').strip():
+        found.append((parse_bytes(os.environ[MEMORY_ENV]), f"${MEMORY_ENV}"))
     try:
         import psutil
         found.append((int(psutil.virtual_memory().available), 'available memory (psutil)'))
@@ -69,13 +75,15 @@ def available_memory() -> tuple:
 
 # %% ../../nbs/infra/00d_guards.ipynb #64bbee25
 def check_memory(parts: dict, what: str, fix: str) -> int:
-    "Refuse (NotEnoughMemoryError) when the `parts` (name -> bytes) of `what` add up to more than is available; returns the total."
+    """Refuse (NotEnoughMemoryError) when the `parts` (name -> bytes) of `what` add up to more than
+    is available; returns the total."""
     need = int(sum(parts.values()))
     avail, src = available_memory()
     if need > avail:
         items = ', '.join(f"{k} {fmt_bytes(v)}" for k, v in parts.items() if v)
-        raise NotEnoughMemoryError(f"{what} needs about {fmt_bytes(need)} ({items}) but {fmt_bytes(avail)} is available ({src}); "
-                                   f"nothing was allocated. Fix: {fix}")
+        raise NotEnoughMemoryError(f"{what} needs about {fmt_bytes(need)} ({items}) but "
+                                   f"{fmt_bytes(avail)} is available ({src}); nothing was "
+                                   f"allocated. Fix: {fix}")
     return need
 
 # %% ../../nbs/infra/00d_guards.ipynb #771c372d
@@ -103,20 +111,26 @@ def batch_bytes(n, T) -> dict:
 def check_model_memory(V, d, n_classes=2, dtype=torch.float32, dd=0, what='a model'):
     "Refuse, before allocating, a model whose parameters do not fit in the available memory."
     itemsize = torch.empty((), dtype=dtype).element_size()
-    return check_memory(model_bytes(V, d, n_classes, itemsize, dd), f"{what} of V={V}, d={d} ({dtype})",
-                        "lower d, or V (the vocabulary: re-encode the token ids as 0..V-1 if few of them are used), "
+    return check_memory(model_bytes(V, d, n_classes, itemsize, dd),
+                        f"{what} of V={V}, d={d} ({dtype})",
+                        "lower d, or V (the vocabulary: re-encode the token ids as 0..V-1 if few "
+                        "of them are used), "
                         f"or free memory (or raise ${MEMORY_ENV} if you set it)")
 
 # %% ../../nbs/infra/00d_guards.ipynb #59d5f7e5
 def _bytes_of(a):
     "A contiguous byte buffer of the tensor or array `a`."
-    if torch.is_tensor(a): return a.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
+    if torch.is_tensor(a):
+        return a.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
     a = np.asarray(a)
-    if a.dtype.hasobject: raise ValueError(f"cannot fingerprint an array of Python objects (dtype {a.dtype}); give numbers")
+    if a.dtype.hasobject:
+        raise ValueError(f"cannot fingerprint an array of Python objects (dtype {a.dtype}); give "
+                         f"numbers")
     return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 def fingerprint(*arrays) -> str:
-    "BLAKE2b digest (32 hex digits) of the dtypes, shapes and bytes of `arrays` (tensors, NumPy arrays or None), in order."
+    """BLAKE2b digest (32 hex digits) of the dtypes, shapes and bytes of `arrays` (tensors, NumPy
+    arrays or None), in order."""
     h = hashlib.blake2b(digest_size=16)
     for a in arrays:
         if a is None: h.update(b'None;'); continue
@@ -128,18 +142,27 @@ def check_device(device) -> torch.device:
     "`device` as a torch.device this machine has; ValueError naming it and the fix otherwise."
     try: dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError) as e:
-        raise ValueError(f"device {device!r} is not a device ({str(e).splitlines()[0][:120]}); use 'cpu', or 'cuda' where a GPU is") from None
+        raise ValueError(f"device {device!r} is not a device ({str(e).splitlines()[0][:120]}); use "
+                         f"'cpu', or 'cuda' where a GPU is") from None
     if dev.type == 'cuda':
         if not torch.cuda.is_available():
-            why = 'this torch is built without CUDA' if torch.version.cuda is None else 'no CUDA GPU is visible'
-            raise ValueError(f"device {device!r}: {why} (torch.cuda.is_available() is False); use 'cpu'")
+            why = (
+                'this torch is built without CUDA'
+                if torch.version.cuda is None
+                else 'no CUDA GPU is visible'
+            )
+            raise ValueError(f"device {device!r}: {why} (torch.cuda.is_available() is False); use "
+                             f"'cpu'")
         if dev.index is not None and dev.index >= torch.cuda.device_count():
-            raise ValueError(f"device {device!r}: only {torch.cuda.device_count()} CUDA GPU(s); use cuda:0 .. cuda:{torch.cuda.device_count() - 1}")
-    if dev.type == 'mps' and not torch.backends.mps.is_available(): raise ValueError(f"device {device!r}: MPS is not available here; use 'cpu'")
+            raise ValueError(f"device {device!r}: only {torch.cuda.device_count()} CUDA GPU(s); "
+                             f"use cuda:0 .. cuda:{torch.cuda.device_count() - 1}")
+    if dev.type == 'mps' and not torch.backends.mps.is_available():
+        raise ValueError(f"device {device!r}: MPS is not available here; use 'cpu'")
     return dev
 
 def _device_arg(args, kw):
-    "The device among the arguments of nn.Module.to, or None (a dtype alone, or a tensor whose device exists)."
+    """The device among the arguments of nn.Module.to, or None (a dtype alone, or a tensor whose
+    device exists)."""
     if 'device' in kw: return kw['device']
     a = args[0] if args else None
     return a if isinstance(a, (str, torch.device, int)) and not isinstance(a, bool) else None
@@ -151,5 +174,6 @@ class DeviceChecked:
         if dev is not None: check_device(dev)
         return super().to(*args, **kw)
     def cuda(self, device=None):
-        check_device('cuda' if device is None else device if not isinstance(device, int) else f'cuda:{device}')
+        check_device('cuda' if device is None else device if not isinstance(device,
+                int) else f'cuda:{device}')
         return super().cuda(device)

@@ -14,13 +14,15 @@ import numpy as np
 import scipy.optimize, scipy.sparse, scipy.sparse.csgraph
 import torch
 from ..engine import core
-from .max_margin import (MaxMarginResult, max_margin, token_ids, relevant_tokens, local_optimality,
+from .max_margin import (MaxMarginResult, max_margin, token_ids, relevant_tokens,
+                                           local_optimality,
                                            COS_CONVERGED)
 from .stage2 import p_loss_and_grad
 
 # %% ../../nbs/theory/03d_beyond.ipynb #871ce50c
 def pair_coefficients(E, v, tokens, labels, sel, pairs):
-    "b_k (m,): L(p) - L_inf = sum_k b_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the selection `sel`."
+    """b_k (m,): L(p) - L_inf = sum_k b_k exp(-a_k^T p) (1 + O(eps)) for the pairs k = (r, s) of the
+    selection `sel`."""
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
     u = E @ v; sel = torch.as_tensor(sel); pairs = torch.as_tensor(pairs)
     h = y[:, None] * u[t.clamp(min=0)]; hr = y * u[sel]
@@ -35,51 +37,75 @@ def pair_coefficients(E, v, tokens, labels, sel, pairs):
 
 # %% ../../nbs/theory/03d_beyond.ipynb #6aef8c7a
 def strict_multipliers(A_active, p_mm):
-    "max over lam >= 0 with A_active^T lam = p_mm of min_k lam_k, relative to the mean ||p_mm||^2 / m (0: none strictly positive)."
+    """max over lam >= 0 with A_active^T lam = p_mm of min_k lam_k, relative to the mean ||p_mm||^2
+    / m (0: none strictly positive)."""
     A, q = np.asarray(A_active, np.float64), np.asarray(p_mm, np.float64); m = len(A)
     if m == 0: return math.nan
     c = np.r_[np.zeros(m), -1.]                                          # maximise t
-    lp = scipy.optimize.linprog(c, A_ub=np.c_[-np.eye(m), np.ones(m)], b_ub=np.zeros(m), A_eq=np.c_[A.T, np.zeros(len(q))],
+    lp = scipy.optimize.linprog(c, A_ub=np.c_[-np.eye(m), np.ones(m)], b_ub=np.zeros(m),
+                                A_eq=np.c_[A.T, np.zeros(len(q))],
                                 b_eq=q, bounds=[(0, None)] * m + [(None, None)], method='highs')
-    if lp.status != 0: raise RuntimeError(f"strict_multipliers: the linear program failed ({lp.message}); p_mm is not a max-margin solution of these rows")
+    if lp.status != 0:
+        raise RuntimeError(f"strict_multipliers: the linear program failed ({lp.message}); p_mm is "
+                           f"not a max-margin solution of these rows")
     t = float(lp.x[-1])
     return t * m / float(q @ q) if t > 0 else 0.
 
 # %% ../../nbs/theory/03d_beyond.ipynb #4942b5b9
 @dataclass
 class FinitePart:
-    "The finite part of stage 2 (Step 2): the active pairs, a basis Q of W and the predicted component w_star of w_inf in W."
+    """The finite part of stage 2 (Step 2): the active pairs, a basis Q of W and the predicted
+    component w_star of w_inf in W."""
     active: torch.Tensor      # (m,) bool: a_k^T p_mm = 1 (to tol)
     Q: np.ndarray             # (d, dim W) orthonormal basis of W = span{a_k, k active} ∩ p_mm^perp
     w_star: np.ndarray        # (d,) argmin over W of Phi(w) = log sum_active b_k exp(-a_k^T w)
     multipliers: np.ndarray   # (m,) b_k exp(-a_k^T w_star) / theta on the active pairs, 0 elsewhere
-    dual_residual: float      # ||A^T multipliers - p_mm|| / ||p_mm||: 0 if they are max-margin multipliers
-    rank_active: int          # rank of the active rows (= number of active pairs: pairwise Soudry form)
-    strict: float = math.nan  # largest possible smallest multiplier on the active pairs / their mean (strict_multipliers)
+    dual_residual: (
+        float  # ||A^T multipliers - p_mm|| / ||p_mm||: 0 if they are max-margin multipliers
+    )
+    rank_active: int          # rank of the active rows (= number of active pairs: pairwise Soudry
+                              # form)
+    strict: float = math.nan  # largest possible smallest multiplier on the active pairs / their
+                              # mean (strict_multipliers)
     @property
     def exists(self):
-        "Whether w_star exists: strictly positive multipliers on every active pair (Stiemke; strict above 1e-6)."
+        """Whether w_star exists: strictly positive multipliers on every active pair (Stiemke;
+        strict above 1e-6)."""
         return bool(self.strict > 1e-6)
     def premise(self):
-        "Step 2's existence condition as a premise record (statement, premise, held, value, detail)."
-        return dict(statement='Step 2 (finite part)', premise='strictly positive multipliers on every active pair',
-                    held=self.exists, value=self.strict, detail="largest smallest multiplier / mean multiplier (0: no "
-                    "argmin of Phi, ||w_t|| diverges, the rate picks up log factors: Soudry et al.'s degenerate case)")
+        """Step 2's existence condition as a premise record (statement, premise, held, value,
+        detail)."""
+        return dict(
+            statement='Step 2 (finite part)',
+            premise='strictly positive multipliers on every active pair',
+            held=self.exists,
+            value=self.strict,
+            detail="largest smallest multiplier / mean multiplier (0: no argmin of Phi, ||w_t|| "
+                   "diverges, the rate picks up log factors: Soudry et al.'s degenerate case)",
+        )
     def project(self, p, p_mm):
         "Component in W of the residual of p after removing its p_mm component."
         p, q = np.asarray(p, np.float64), np.asarray(p_mm, np.float64)
         w = p - (p @ q) / (q @ q) * q
         return self.Q @ (self.Q.T @ w)
 
+# %% ../../nbs/theory/03d_beyond.ipynb #4396c72c
 def finite_part(E, b, mm: MaxMarginResult, tol=1e-9):
-    "Solve Step 2's equation (exists only with strictly positive multipliers on the active pairs: FinitePart.exists): w_star = argmin over W of log sum_active b_k exp(-a_k^T w), and the multipliers it implies."
-    if not mm.feasible: raise ValueError("the max-margin problem is infeasible: there is no p_mm and no finite part; pass a feasible selection")
+    """Solve Step 2's equation (exists only with strictly positive multipliers on the active pairs:
+    FinitePart.exists): w_star = argmin over W of log sum_active b_k exp(-a_k^T w), and the
+    multipliers it implies."""
+    if not mm.feasible:
+        raise ValueError("the max-margin problem is infeasible: there is no p_mm and no finite "
+                         "part; pass a feasible selection")
     En = E.detach().to(torch.float64).numpy(); P = mm.pairs.numpy()
-    A = En[P[:, 0]] - En[P[:, 1]]; q = mm.p.numpy().astype(np.float64); cn = np.asarray(b, np.float64)
+    A = En[P[:, 0]] - En[P[:, 1]]; q = mm.p.numpy().astype(np.float64); cn = np.asarray(b,
+            np.float64)
     act = np.abs(A @ q - 1) <= tol
     if not (cn[act] > 0).all():
-        raise ValueError(f"b_k <= 0 on {int((cn[act] <= 0).sum())} active pairs: Step 1 needs the selected token strictly on top "
-                         "(h_r > h_s) in every sequence; pass the arg-max selection and its pair_coefficients")
+        raise ValueError(f"b_k <= 0 on {int((cn[act] <= 0).sum())} active pairs: Step 1 needs the "
+                         f"selected token strictly on top "
+                         "(h_r > h_s) in every sequence; pass the arg-max selection and its "
+                         "pair_coefficients")
     Aa = A[act]; B = Aa - np.outer(Aa @ q / (q @ q), q)
     _, s, Vt = np.linalg.svd(B, full_matrices=False)
     Q = Vt[: int((s > 1e-10 * s[0]).sum())].T if len(s) and s[0] > 0 else np.zeros((len(q), 0))
@@ -98,20 +124,27 @@ def finite_part(E, b, mm: MaxMarginResult, tol=1e-9):
         if np.abs(g).max() < 1e-13: break
     w_star = Q @ th
     lam = np.zeros(len(A)); lam[act] = cn[act] * np.exp(-(Aa @ w_star))
-    lam *= (q @ q) / (lam @ (A @ q))                       # 1/theta: sum lam_k a_k^T p_mm = ||p_mm||^2
+    # 1/theta: sum lam_k a_k^T p_mm = ||p_mm||^2
+    lam *= (q @ q) / (lam @ (A @ q))
     res = float(np.linalg.norm(A.T @ lam - q) / np.linalg.norm(q))
-    return FinitePart(torch.from_numpy(act), Q, w_star, lam, res, int(np.linalg.matrix_rank(Aa)), strict_multipliers(Aa, q))
+    return FinitePart(torch.from_numpy(act), Q, w_star, lam, res, int(np.linalg.matrix_rank(Aa)),
+                      strict_multipliers(Aa, q))
 
 # %% ../../nbs/theory/03d_beyond.ipynb #deb5b01c
 def rate_fit(pnorm, one_minus_cos, last_decade=True, finite=None):
-    "Fit log(1 - cos) = b log||p|| + a over the last decade of ||p|| (or all): (exponent b, prefactor e^a); refused if `finite` does not exist."
+    """Fit log(1 - cos) = b log||p|| + a over the last decade of ||p|| (or all): (exponent b,
+    prefactor e^a); refused if `finite` does not exist."""
     if finite is not None and not finite.exists:
-        raise ValueError(f"rate_fit: the finite part does not exist (strict complementarity fails: the smallest multiplier on "
-                         f"the active pairs is at most {finite.strict:.3g} of their mean), so Step 3's exponent -2 is not "
-                         "predicted here (log factors); pass finite=None to fit the exponent as a numerical observation")
+        raise ValueError(f"rate_fit: the finite part does not exist (strict complementarity fails: "
+                         f"the smallest multiplier on the active pairs is at most "
+                         f"{finite.strict:.3g} of their mean), so Step 3's exponent -2 is not "
+                         "predicted here (log factors); pass finite=None to fit the exponent as a "
+                         "numerical observation")
     x, y = np.asarray(pnorm, np.float64), np.asarray(one_minus_cos, np.float64)
     keep = np.isfinite(y) & (y > 0) & (x > 0) & ((x >= x[-1] / 10) if last_decade else True)
-    if keep.sum() < 3: raise ValueError(f"rate_fit needs at least 3 points with ||p|| > 0 and 1 - cos > 0; got {int(keep.sum())}: run longer")
+    if keep.sum() < 3:
+        raise ValueError(f"rate_fit needs at least 3 points with ||p|| > 0 and 1 - cos > 0; got "
+                         f"{int(keep.sum())}: run longer")
     b, a = np.polyfit(np.log(x[keep]), np.log(y[keep]), 1)
     return float(b), float(math.exp(a))
 
@@ -123,22 +156,28 @@ def pair_margins(E, p, pairs):
 
 @dataclass
 class CycleCertificate:
-    "Directed cycles of the pair graph r -> s: each one is a Farkas certificate of infeasibility, whatever E."
+    """Directed cycles of the pair graph r -> s: each one is a Farkas certificate of infeasibility,
+    whatever E."""
     acyclic: bool
-    on_cycle: torch.Tensor      # (m,) bool: the pair lies on a directed cycle (both ends in one strongly connected component)
+    on_cycle: torch.Tensor      # (m,) bool: the pair lies on a directed cycle (both ends in one
+                                # strongly connected component)
     n_two_cycles: int           # pairs (r, s) whose reverse (s, r) is also a pair
     n_components: int           # strongly connected components with more than one token
     largest_component: int      # tokens in the largest one
     cycle: torch.Tensor         # indices (into pairs) of one directed cycle; empty if acyclic
     def summary(self):
         "One line of text."
-        if self.acyclic: return "the pair graph is acyclic: no combinatorial obstruction (a feasible z in R^V exists)"
-        return (f"infeasible for every E: {int(self.on_cycle.sum())} pairs lie on directed cycles ({self.n_two_cycles} in 2-cycles), "
-                f"{self.n_components} strongly connected components (largest {self.largest_component} tokens); certificate: "
-                f"uniform weights on a cycle of {len(self.cycle)} pairs")
+        if self.acyclic:
+            return ("the pair graph is acyclic: no combinatorial obstruction (a feasible z in R^V "
+                    "exists)")
+        return (f"infeasible for every E: {int(self.on_cycle.sum())} pairs lie on directed cycles "
+                f"({self.n_two_cycles} in 2-cycles), {self.n_components} strongly connected "
+                f"components (largest {self.largest_component} tokens); certificate: uniform "
+                f"weights on a cycle of {len(self.cycle)} pairs")
 
 def selection_cycles(pairs, V):
-    "The strongly connected components of the pair graph, the pairs on cycles, and one cycle (a Farkas certificate for every E)."
+    """The strongly connected components of the pair graph, the pairs on cycles, and one cycle (a
+    Farkas certificate for every E)."""
     P = torch.as_tensor(pairs).reshape(-1, 2).numpy(); r, s = P[:, 0], P[:, 1]; m = len(P)
     G = scipy.sparse.csr_matrix((np.ones(m), (r, s)), shape=(V, V))
     _, lab = scipy.sparse.csgraph.connected_components(G, directed=True, connection='strong')
@@ -151,39 +190,50 @@ def selection_cycles(pairs, V):
     cycle = np.zeros(0, np.int64)
     if two.any():
         k = int(np.flatnonzero(two)[0]); cycle = np.array([k, int(order[pos[k]])])
-    elif on.any():               # shortest path s -> r inside the on-cycle edges closes a cycle with the edge (r, s)
+    elif on.any():               # shortest path s -> r inside the on-cycle edges closes a cycle
+                                 # with the edge (r, s)
         k = int(np.flatnonzero(on)[0])
         Gc = scipy.sparse.csr_matrix((np.ones(int(on.sum())), (r[on], s[on])), shape=(V, V))
-        _, pred = scipy.sparse.csgraph.breadth_first_order(Gc, s[k], directed=True, return_predecessors=True)
+        _, pred = scipy.sparse.csgraph.breadth_first_order(Gc, s[k], directed=True,
+                                                           return_predecessors=True)
         path, x = [], r[k]
         while x != s[k]: path.append(int(order[np.searchsorted(ks, pred[x] * V + x)])); x = pred[x]
         cycle = np.array([k] + path[::-1])
-    return CycleCertificate(not on.any(), torch.from_numpy(on), int(two.sum()), int((sizes > 1).sum()),
+    return CycleCertificate(not on.any(), torch.from_numpy(on), int(two.sum()),
+                            int((sizes > 1).sum()),
                             int(sizes.max()) if len(sizes) else 0, torch.from_numpy(cycle))
 
 # %% ../../nbs/theory/03d_beyond.ipynb #527d0ce3
 def max_margin_cg(E, pairs, first=2000, add=2000, max_rounds=100, tol=1e-9, seed=0):
-    "max_margin by constraint generation: solve on a working set, check all pairs in O(Vd + m), add the most violated; (result, rounds)."
+    """max_margin by constraint generation: solve on a working set, check all pairs in O(Vd + m),
+    add the most violated; (result, rounds)."""
     pairs = torch.as_tensor(pairs).reshape(-1, 2); m = len(pairs)
-    if m == 0: raise ValueError("no constraint pairs: every sequence holds only its selected token; nothing to separate")
+    if m == 0:
+        raise ValueError("no constraint pairs: every sequence holds only its selected token; "
+                         "nothing to separate")
     work = torch.zeros(m, dtype=torch.bool)
     work[torch.randperm(m, generator=torch.Generator().manual_seed(seed))[:first]] = True
     for rounds in range(1, max_rounds + 1):
         idx = work.nonzero()[:, 0]
         res = max_margin(E, pairs[idx], tol=tol)
         lam = np.zeros(m); lam[idx.numpy()] = res.lam
-        if not res.feasible:                       # infeasible on a subset: infeasible for all (weights padded with 0)
-            return MaxMarginResult(False, None, lam, pairs, math.nan, float(lam.min()), math.nan, math.nan,
+        if not res.feasible:                       # infeasible on a subset: infeasible for all
+                                                   # (weights padded with 0)
+            return MaxMarginResult(False, None, lam, pairs, math.nan, float(lam.min()), math.nan,
+                                   math.nan,
                                    pairs[torch.from_numpy(lam > 0)], res.farkas_residual), rounds
         mg = pair_margins(E, res.p, pairs)
         viol = (mg < 1 - 1e-9) & ~work
-        if not viol.any():                         # the working set's certificate holds for every pair
+        if not viol.any():                         # the working set's certificate holds for every
+                                                   # pair
             cs = float(np.max(lam * np.abs(mg.numpy() - 1)))
-            return MaxMarginResult(True, res.p, lam, pairs, mg.min().item(), float(lam.min()), cs, res.gap,
+            return MaxMarginResult(True, res.p, lam, pairs, mg.min().item(), float(lam.min()), cs,
+                                   res.gap,
                                    pairs[torch.from_numpy(lam > 0)]), rounds
         cand = viol.nonzero()[:, 0]
         work[cand[torch.argsort(mg[cand])[:add]]] = True
-    raise RuntimeError(f"max_margin_cg: {max_rounds} rounds without a certificate ({int(work.sum())} of {m} pairs in the working set); "
+    raise RuntimeError(f"max_margin_cg: {max_rounds} rounds without a certificate "
+                       f"({int(work.sum())} of {m} pairs in the working set); "
                        "pass a larger max_rounds or add")
 
 # %% ../../nbs/theory/03d_beyond.ipynb #6a15a2f9
@@ -195,11 +245,14 @@ def sequence_mass(z, tokens, sel):
     return (on - torch.logsumexp(zX, 1)).exp()
 
 def conflicting_sequences(tokens, sel, pairs, on_cycle):
-    "(n,) bool: the sequence holds a pair (r(X), s) that lies on a directed cycle of the pair graph."
+    """(n,) bool: the sequence holds a pair (r(X), s) that lies on a directed cycle of the pair
+    graph."""
     t = token_ids(tokens); sel = torch.as_tensor(sel); V = int(max(t.max(), pairs.max())) + 1
     keep = (t >= 0) & (t != sel[:, None])
     key = sel[:, None] * V + t.clamp(min=0); pk = pairs[:, 0] * V + pairs[:, 1]
-    hit = on_cycle[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] & (pk[torch.searchsorted(pk, key).clamp(max=len(pk) - 1)] == key)
+    hit = on_cycle[torch.searchsorted(pk,
+                                      key).clamp(max=len(pk) - 1)] & (pk[torch.searchsorted(pk,
+                                              key).clamp(max=len(pk) - 1)] == key)
     return (hit & keep).any(1)
 
 # %% ../../nbs/theory/03d_beyond.ipynb #996497f1
@@ -207,14 +260,16 @@ def _premise(statement, name, held, value, detail):
     return dict(statement=statement, premise=name, held=held, value=value, detail=detail)
 
 def _relevant_per_sequence(t, labels, V):
-    "(n,) number of distinct relevant token ids in each sequence, and the (smallest) relevant id (V if none)."
+    """(n,) number of distinct relevant token ids in each sequence, and the (smallest) relevant id
+    (V if none)."""
     m = t >= 0; relX = relevant_tokens(t, labels, V)[t.clamp(min=0)] & m
     srt = torch.where(relX, t, V).sort(1).values
     n_rel = ((srt[:, 1:] != srt[:, :-1]) & (srt[:, 1:] < V)).sum(1) + (srt[:, 0] < V).long()
     return n_rel, srt[:, 0]
 
 def theorem_premises(res, tokens, labels, alpha_tol=1e-12):
-    "The premises of Theorem 4.3 (our reconstruction) checked on a run_protocol result: a list of dicts (held: True/False/None)."
+    """The premises of Theorem 4.3 (our reconstruction) checked on a run_protocol result: a list of
+    dicts (held: True/False/None)."""
     t = token_ids(tokens); V = res.E1.shape[0]; y = core.signed_labels(labels, res.E1.dtype)
     n_rel, r = _relevant_per_sequence(t, labels, V)
     rel = relevant_tokens(t, labels, V); irr_alpha = res.alpha[~rel].abs()
@@ -223,54 +278,105 @@ def theorem_premises(res, tokens, labels, alpha_tol=1e-12):
     hr = y * (res.E1 @ res.v)[r.clamp(max=V - 1)]
     strict = ((h < hr[:, None]) | (t == r[:, None]) | (t < 0)).all(1) & (n_rel == 1)
     eta_star = res.eta0_threshold; verdict, _ = res.diagnosis(); H = res.history.arrays()
-    gap = float(res.history.step_excess[-1]) if res.history.step_excess else float(H['loss'][-1] - res.loss_inf)
+    gap = (
+        float(res.history.step_excess[-1])
+        if res.history.step_excess
+        else float(H['loss'][-1] - res.loss_inf)
+    )
     th = 'Theorem 4.3'
     return [
-        _premise(th, 'paper, data condition: exactly one relevant token id per sequence', bool((n_rel == 1).all()), int((n_rel != 1).sum()),
+        _premise(th, 'paper, data condition: exactly one relevant token id per sequence',
+                 bool((n_rel == 1).all()), int((n_rel != 1).sum()),
                  'sequences without exactly one'),
-        _premise(th, 'paper, data condition: alpha_s = 0 for every irrelevant token', a_max <= alpha_tol, a_max, 'max |alpha_s| over irrelevant tokens'),
-        _premise(th, 'ours, score condition: the relevant token is the strict arg-max of y E_s(1)^T v', bool(strict.all()), int((~strict).sum()),
+        _premise(th, 'paper, data condition: alpha_s = 0 for every irrelevant token',
+                 a_max <= alpha_tol, a_max, 'max |alpha_s| over irrelevant tokens'),
+        _premise(th,
+                 'ours, score condition: the relevant token is the strict arg-max of y E_s(1)^T v',
+                 bool(strict.all()), int((~strict).sum()),
                  'sequences where it is not'),
-        _premise(th, "ours: the relevant tokens' max-margin problem is feasible", bool(res.mm.feasible), float(res.mm.min_margin),
+        _premise(th, "ours: the relevant tokens' max-margin problem is feasible",
+                 bool(res.mm.feasible), float(res.mm.min_margin),
                  'min margin of the solver (nan: infeasible)'),
-        _premise(th, 'regime (our sufficient proxy; the paper\'s conditions on d and eta0 are unknown): eta0 >= eta* of Corollary E, realised F',
-                 bool(math.isfinite(eta_star) and res.eta0 >= eta_star), res.eta0 / eta_star if eta_star > 0 else math.inf,
+        _premise(th,
+                 'regime (our sufficient proxy; the paper\'s conditions on d and eta0 are '
+                 'unknown): eta0 >= eta* of Corollary E, realised F',
+                 bool(math.isfinite(eta_star) and res.eta0 >= eta_star),
+                 res.eta0 / eta_star if eta_star > 0 else math.inf,
                  'eta0 / eta* (eta* = inf: the bound is vacuous at this d)'),
         _premise(th, 'ours: the loss reaches its infimum (the hypothesis of our reconstruction)',
                  True if verdict == 'converged' else (False if verdict == 'stalled' else None), gap,
                  f"L(p_T) - L*; diagnosis {verdict} (stalled: the flow stopped above the infimum)"),
-        _premise(th, 'paper: with high probability over the init (a failure must recur over seeds)', None, 1,
+        _premise(th, 'paper: with high probability over the init (a failure must recur over seeds)',
+                 None, 1,
                  'seeds in this run: one run cannot refute a with-high-probability statement')]
 
 # %% ../../nbs/theory/03d_beyond.ipynb #e5e3255e
 def statement1_premises(res, theorem=None):
-    "Premises of the rebuttal's statement (1) on a run_protocol result (reached selection read from p), a list of dicts."
+    """Premises of the rebuttal's statement (1) on a run_protocol result (reached selection read
+    from p), a list of dicts."""
     R = res.reached; th = theorem if theorem is not None else []
     cos = R['cos_reach'] if R and R['feasible'] else None
-    paper = [q for q in th if q['statement'] == 'Theorem 4.3' and not q['premise'].startswith(('ours: the loss', 'paper: with high'))]
+    paper = [
+        q
+        for q in th
+        if q['statement'] == 'Theorem 4.3'
+        and not q['premise'].startswith(('ours: the loss', 'paper: with high'))
+    ]
     s1 = 'statement (1)'
     return [
-        _premise(s1, 'p converges in direction (cos to the reached selection\'s p_mm >= COS_CONVERGED)',
-                 cos is not None and cos >= COS_CONVERGED, cos, 'cos(p_T, p_mm^reach)'),
-        _premise(s1, 'p follows the gradient flow: the loss never increased', bool(res.history.monotone()),
-                 float(np.diff(np.asarray(res.history.step_excess or res.history.step_loss)).max(initial=0.)), 'largest increase'),
-        _premise(s1, "the paper's setting ('our analysis'): Theorem 4.3's premises on data, scores, feasibility and eta0",
-                 all(q['held'] for q in paper) if paper else None, sum(not q['held'] for q in paper),
-                 'premises failed: ' + '; '.join(q['premise'] for q in paper if not q['held'])),
-        _premise(s1, 'paper: with high probability over the init (a failure must recur over seeds)', None, 1,
-                 'seeds in this run: one run cannot refute a with-high-probability statement')]
+        _premise(
+            s1,
+            'p converges in direction (cos to the reached selection\'s p_mm >= COS_CONVERGED)',
+            cos is not None and cos >= COS_CONVERGED,
+            cos,
+            'cos(p_T, p_mm^reach)',
+        ),
+        _premise(
+            s1,
+            'p follows the gradient flow: the loss never increased',
+            bool(res.history.monotone()),
+            float(
+                np.diff(np.asarray(res.history.step_excess or res.history.step_loss)).max(
+                    initial=0.0
+                )
+            ),
+            'largest increase',
+        ),
+        _premise(
+            s1,
+            "the paper's setting ('our analysis'): Theorem 4.3's premises on data, scores, "
+            "feasibility and eta0",
+            all(q['held'] for q in paper) if paper else None,
+            sum(not q['held'] for q in paper),
+            'premises failed: ' + '; '.join(q['premise'] for q in paper if not q['held']),
+        ),
+        _premise(
+            s1,
+            'paper: with high probability over the init (a failure must recur over seeds)',
+            None,
+            1,
+            'seeds in this run: one run cannot refute a with-high-probability statement',
+        ),
+    ]
 
+# %% ../../nbs/theory/03d_beyond.ipynb #2ba9ebb8
 def premise_verdict(premises, conclusion_holds):
-    "'conclusion holds', 'counterexample' (every premise held, the conclusion failed), or why the run is not one."
+    """'conclusion holds', 'counterexample' (every premise held, the conclusion failed), or why the
+    run is not one."""
     if conclusion_holds: return 'conclusion holds'
     failed = [q['premise'] for q in premises if q['held'] is False]
     unknown = [q['premise'] for q in premises if q['held'] is None]
-    if failed: return 'not a counterexample: outside its premises (failed: ' + '; '.join(failed) + ')'
-    if unknown: return 'not a counterexample: premises not checkable on this run (' + '; '.join(unknown) + ')'
+    if failed:
+        return 'not a counterexample: outside its premises (failed: ' + '; '.join(failed) + ')'
+    if unknown:
+        return (
+            'not a counterexample: premises not checkable on this run (' + '; '.join(unknown) + ')'
+        )
     return 'counterexample'
 
 def run_verdicts(res, tokens, labels):
-    "Premises, conclusions and verdicts of Theorem 4.3 and statement (1) for a run_protocol result, and the reached selection's local optimality."
+    """Premises, conclusions and verdicts of Theorem 4.3 and statement (1) for a run_protocol
+    result, and the reached selection's local optimality."""
     th = theorem_premises(res, tokens, labels); s1 = statement1_premises(res, th); R = res.reached
     cos_rel = float(1 - res.history.arrays()['one_minus_cos'][-1]) if res.mm.feasible else None
     th_ok = cos_rel is not None and cos_rel >= COS_CONVERGED
@@ -279,16 +385,36 @@ def run_verdicts(res, tokens, labels):
     if R and R['feasible'] and R['n_several'] == 0:
         t = token_ids(tokens); sel_r = torch.where(R['mask'], t, -1).max(1).values
         lo = local_optimality(res.E1, res.v, t, labels, sel_r, R['mm'].p)
-    return dict(theorem=dict(premises=th, conclusion=f"cos(p_T, p_mm^{'rel' if all(q['held'] for q in th[:3]) else 'arg'}) = {cos_rel} >= {COS_CONVERGED}", conclusion_holds=th_ok,
-                             verdict=premise_verdict(th, th_ok)),
-                statement1=dict(premises=s1, conclusion=f"{R['statement1']['n_without_relevant'] if R else None} sequences select no relevant token",
-                                conclusion_holds=s1_ok, verdict=premise_verdict(s1, s1_ok)),
-                local_optimality=None if lo is None else dict(locally_optimal=lo.locally_optimal, n_tight=lo.n_tight,
-                                                              n_violating=lo.n_violating, worst=lo.worst, summary=lo.summary()))
+    return dict(
+        theorem=dict(
+            premises=th,
+            conclusion=f"cos(p_T, p_mm^{'rel' if all(q['held'] for q in th[:3]) else 'arg'}) = "
+                       f"{cos_rel} >= {COS_CONVERGED}",
+            conclusion_holds=th_ok,
+            verdict=premise_verdict(th, th_ok),
+        ),
+        statement1=dict(
+            premises=s1,
+            conclusion=f"{R['statement1']['n_without_relevant'] if R else None} sequences select "
+                       f"no relevant token",
+            conclusion_holds=s1_ok,
+            verdict=premise_verdict(s1, s1_ok),
+        ),
+        local_optimality=None
+        if lo is None
+        else dict(
+            locally_optimal=lo.locally_optimal,
+            n_tight=lo.n_tight,
+            n_violating=lo.n_violating,
+            worst=lo.worst,
+            summary=lo.summary(),
+        ),
+    )
 
 # %% ../../nbs/theory/03d_beyond.ipynb #d47f2107
 def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
-    "(N_v, chi_v, gamma): growth rate chi_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T p_mm/|p_mm|, N_v = chi_v |p_mm| / gamma."
+    """(N_v, chi_v, gamma): growth rate chi_v = -v^T Hess L(0) v, push gamma = -grad L(0)^T
+    p_mm/|p_mm|, N_v = chi_v |p_mm| / gamma."""
     u = E @ v; z0 = torch.zeros(E.shape[1], dtype=E.dtype)
     g = lambda p: p_loss_and_grad(E, u, p, tokens, labels)[1]
     chi = -(v @ (g(z0 + eps * v) - g(z0 - eps * v))).item() / (2 * eps * (v @ v).item())

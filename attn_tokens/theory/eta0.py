@@ -22,31 +22,42 @@ def eta0_threshold(tokens, labels, V, F):
     """Corollary E with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's relevant token
     is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks one relevant token.
     F must bound max_s |E_s(0)^T v| (the realised maximum, or F_delta of init_bound with probability 1 - delta)."""
-    if not (isinstance(F, (int, float)) and not isinstance(F, bool) and math.isfinite(F) and F >= 0):
-        raise ValueError(f"F = {F!r}: Corollary E needs F >= max_s |E_s(0)^T v|, a finite float >= 0; pass "
+    if not (
+        isinstance(F, (int, float)) and not isinstance(F, bool) and math.isfinite(F) and F >= 0
+    ):
+        raise ValueError(f"F = {F!r}: Corollary E needs F >= max_s |E_s(0)^T v|, a finite float >= "
+                         f"0; pass "
                          "(E0 @ v).abs().max().item() or init_bound(V, d, delta)")
     ts = TokenSet.make(tokens, labels, V); t, m, tc = ts.tokens, ts.mask, ts.ids
-    st = ts.stats; beta, ya = st.avg_freq[tc], ts.y[:, None] * st.alpha[tc]     # (n, T): beta_s, y alpha_s
+    # (n, T): beta_s, y alpha_s
+    st = ts.stats; beta, ya = st.avg_freq[tc], ts.y[:, None] * st.alpha[tc]
     kap = F / 4 + F ** 3 / 48
     relX = ts.relevant[tc] & m
     if not _one_relevant(t, relX): return math.inf
-    br = torch.where(relX, beta, 0.).max(1, keepdim=True).values             # beta of the relevant token
+    # beta of the relevant token
+    br = torch.where(relX, beta, 0.).max(1, keepdim=True).values
     den = (br / 2 - (br + beta) * kap - ya / 2).masked_fill(relX | ~m, math.inf).min(1).values
     if (den <= 0).any(): return math.inf
     return float((2 * F / den).max())
 
 # %% ../../nbs/theory/03a_eta0.ipynb #b34bd18d
 def eta0_exact_threshold(E0, v, tokens, labels, V):
-    "Smallest eta0 making each sequence's relevant token (else its arg-max of y c_s) the strict arg-max of y E_s(1)^T v; inf if none."
-    ts = TokenSet.make(tokens, labels, V); t, m, labels = ts.tokens, ts.mask, ts.labels; y = ts.y.to(E0.dtype)
+    """Smallest eta0 making each sequence's relevant token (else its arg-max of y c_s) the strict
+    arg-max of y E_s(1)^T v; inf if none."""
+    ts = TokenSet.make(tokens, labels,
+                       V); t, m, labels = ts.tokens, ts.mask, ts.labels; y = ts.y.to(E0.dtype)
     u0 = E0 @ v; c = one_step_coef(u0, ts, labels)
     rel = ts.relevant
     relX = rel[t.clamp(min=0)] & m
     r = torch.where(relX, t, V).min(1).values
     tc = t.clamp(min=0)
-    broken = bool(((r == V) | (torch.where(relX, t, -1).max(1).values != r)).any())   # not exactly one relevant token
-    if broken:   # Assumption 1 broken: use the token selected as eta0 -> inf, the arg-max of y c_s in X
-        r = tc.gather(1, (y[:, None] * c[tc]).masked_fill(~m, -math.inf).argmax(1, keepdim=True)).squeeze(1)
+    # not exactly one relevant token
+    broken = bool(((r == V) | (torch.where(relX, t, -1).max(1).values != r)).any())
+    if broken:   # Assumption 1 broken: use the token selected as eta0 -> inf, the arg-max of y c_s
+                 # in X
+        r = tc.gather(1,
+                      (y[:, None] * c[tc]).masked_fill(~m, -math.inf).argmax(1,
+                              keepdim=True)).squeeze(1)
     a = y[:, None] * (c[r][:, None] - c[tc])                     # slope in eta0 of h_r - h_s
     b = y[:, None] * (u0[r][:, None] - u0[tc])                   # value at eta0 = 0
     need = m & (t != r[:, None]) & (b <= 0)

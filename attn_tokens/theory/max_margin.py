@@ -24,46 +24,58 @@ def selection(u, tokens, labels):
     return t.gather(1, h.argmax(1, keepdim=True))[:, 0]
 
 # %% ../../nbs/theory/03_max_margin.ipynb #3c8d1e5a
-ALPHA_RTOL = 1e-12   # |alpha_s| <= ALPHA_RTOL x beta_s counts as alpha_s = 0 (alpha is a sum of rounded terms)
+ALPHA_RTOL = 1e-12  # |alpha_s| <= ALPHA_RTOL x beta_s counts as alpha_s = 0 (alpha is a sum of rounded terms)
+
 
 @dataclass
 class Assumption1Check:
-    "Outcome of the Assumption-1 check on a training set (and, given u, on the stage-1 scores), each part by name."
+    """Outcome of the Assumption-1 check on a training set (and, given u, on the stage-1 scores),
+    each part by name."""
     holds: bool                 # the data condition, and (given u) the score condition
     n_sequences: int
-    n_broken: int               # sequences without exactly one relevant token, or where it is not the strict arg-max
+    n_broken: int               # sequences without exactly one relevant token, or where it is not
+                                # the strict arg-max
     n_no_unique_relevant: int   # sequences without exactly one relevant token id
     n_not_argmax: int           # sequences whose relevant token is not the strict arg-max of y u
     n_relevant: int             # number of relevant token ids
     max_irrelevant_alpha: float # max |alpha_s| over irrelevant tokens (0 in the paper's assumption)
-    selection: str              # 'relevant' (each sequence's relevant token is its arg-max) or 'argmax' (fallback)
-    data_holds: bool = True     # one relevant token per sequence and alpha_s = 0 (to rounding) for every irrelevant s
-    score_holds: bool | None = None   # the relevant token is the strict arg-max of y u everywhere (None: u not given)
+    selection: str              # 'relevant' (each sequence's relevant token is its arg-max) or
+                                # 'argmax' (fallback)
+    data_holds: bool = True     # one relevant token per sequence and alpha_s = 0 (to rounding) for
+                                # every irrelevant s
+    score_holds: bool | None = None   # the relevant token is the strict arg-max of y u everywhere
+                                      # (None: u not given)
     worst_irrelevant: int = -1  # the irrelevant token with the largest |alpha_s| (-1: none occurs)
     n_alpha_nonzero: int = 0    # irrelevant tokens with |alpha_s| > ALPHA_RTOL x beta_s
     reason: str = ''            # which part fails and its witness ('' when it holds)
     def summary(self):
         "One line of text."
         if self.holds: return f"Assumption 1 holds on all {self.n_sequences} sequences"
-        return f"Assumption 1 fails: {self.reason}; using the arg-max selection of y E_s^T v per sequence"
+        return (f"Assumption 1 fails: {self.reason}; using the arg-max selection of y E_s^T v per "
+                f"sequence")
 
 def _a1_reason(c):
-    "The text of what fails in the Assumption-1 check `c`, data condition first ('' if nothing fails)."
+    """The text of what fails in the Assumption-1 check `c`, data condition first ('' if nothing
+    fails)."""
     data = []
     if c.n_no_unique_relevant:
-        data.append(f"{c.n_no_unique_relevant}/{c.n_sequences} sequences do not hold exactly one relevant token")
+        data.append(f"{c.n_no_unique_relevant}/{c.n_sequences} sequences do not hold exactly one "
+                    f"relevant token")
     if c.n_alpha_nonzero:
-        data.append(f"{c.n_alpha_nonzero} irrelevant token(s) have alpha_s != 0, the largest token {c.worst_irrelevant} "
-                    f"with alpha_s = {c.max_irrelevant_alpha:.3g} (it needs alpha_s = 0 for every irrelevant token)")
+        data.append(f"{c.n_alpha_nonzero} irrelevant token(s) have alpha_s != 0, the largest token "
+                    f"{c.worst_irrelevant} with alpha_s = {c.max_irrelevant_alpha:.3g} (it needs "
+                    f"alpha_s = 0 for every irrelevant token)")
     out = ['data condition: ' + '; '.join(data)] if data else []
     if c.score_holds is False:
-        out.append(f"score condition: in {c.n_not_argmax}/{c.n_sequences} sequences the relevant token is not the strict "
+        out.append(f"score condition: in {c.n_not_argmax}/{c.n_sequences} sequences the relevant "
+                   f"token is not the strict "
                    "arg-max of y E_s(1)^T v")
     return '; '.join(out)
 
 # %% ../../nbs/theory/03_max_margin.ipynb #5c1d7e3b
 def relevant_tokens(tokens, labels, V):
-    "Boolean (V,): tokens that occur with one label only (completely positive or negative); TokenSet.relevant."
+    """Boolean (V,): tokens that occur with one label only (completely positive or negative);
+    TokenSet.relevant."""
     return TokenSet.make(tokens, labels, V).relevant
 
 def check_assumption1(tokens, labels, V, u=None):
@@ -72,7 +84,8 @@ def check_assumption1(tokens, labels, V, u=None):
     ts = TokenSet.make(tokens, labels, V); t, m = ts.tokens, ts.mask
     rel = ts.relevant
     relX = rel[t.clamp(min=0)] & m
-    first = torch.where(relX, t, V).min(1).values                 # smallest relevant id in X (V if none)
+    # smallest relevant id in X (V if none)
+    first = torch.where(relX, t, V).min(1).values
     last = torch.where(relX, t, -1).max(1).values
     unique = (first == last) & (first < V)
     bad = ~unique; n_not = 0
@@ -89,17 +102,21 @@ def check_assumption1(tokens, labels, V, u=None):
     a_irr = torch.where(irr, st.alpha.abs(), 0.)
     n_alpha = int((a_irr > ALPHA_RTOL * st.avg_freq).sum())
     nb, n_uni = int(bad.sum()), int((~unique).sum())
-    c = Assumption1Check(False, t.shape[0], nb, n_uni, n_not, int(rel.sum()), float(a_irr.max()) if irr.any() else 0.,
-                         'relevant' if nb == 0 else 'argmax', data_holds=n_uni == 0 and n_alpha == 0,
+    c = Assumption1Check(False, t.shape[0], nb, n_uni, n_not, int(rel.sum()),
+                         float(a_irr.max()) if irr.any() else 0.,
+                         'relevant' if nb == 0 else 'argmax',
+                         data_holds=n_uni == 0 and n_alpha == 0,
                          score_holds=None if u is None else n_not == 0,
-                         worst_irrelevant=int(a_irr.argmax()) if irr.any() else -1, n_alpha_nonzero=n_alpha)
+                         worst_irrelevant=int(a_irr.argmax()) if irr.any() else -1,
+                         n_alpha_nonzero=n_alpha)
     c.holds = c.data_holds and c.score_holds is not False
     c.reason = _a1_reason(c)
     return c
 
 # %% ../../nbs/theory/03_max_margin.ipynb #be24bcd2
 def constraint_pairs(tokens, sel):
-    "Distinct (r(X), s) pairs, s != r(X) a token of X: the rows of the max-margin constraints, (m,2) int64."
+    """Distinct (r(X), s) pairs, s != r(X) a token of X: the rows of the max-margin constraints,
+    (m,2) int64."""
     t = token_ids(tokens); sel = torch.as_tensor(sel)
     r = sel[:, None].expand_as(t)
     keep = (t >= 0) & (t != r)
@@ -119,25 +136,37 @@ class MaxMarginResult:
     comp_slack: float               # max_k lam_k |a_k^T p - 1|
     gap: float                      # primal minus dual objective (0)
     support: torch.Tensor           # (m_s, 2) pairs with lam_k > 0
-    farkas_residual: float = float('nan')  # infeasible: ||A^T w|| / max_k ||a_k|| with w >= 0, 1^T w = 1
+    farkas_residual: float = float('nan')  # infeasible: ||A^T w|| / max_k ||a_k|| with w >= 0, 1^T
+                                           # w = 1
     def summary(self):
         "One line of text."
         if not self.feasible:
-            return f"infeasible selection: Farkas certificate w >= 0, 1^T w = 1, ||A^T w||/max||a_k|| = {self.farkas_residual:.1e}"
-        return (f"||p_mm|| = {self.p.norm():.6g}, {len(self.pairs)} pairs, {len(self.support)} support; min margin "
-                f"{self.min_margin:.12f}, min lam {self.dual_min:.1e}, compl. slack {self.comp_slack:.1e}, gap {self.gap:.1e}")
+            return (f"infeasible selection: Farkas certificate w >= 0, 1^T w = 1, ||A^T "
+                    f"w||/max||a_k|| = {self.farkas_residual:.1e}")
+        return (f"||p_mm|| = {self.p.norm():.6g}, {len(self.pairs)} pairs, {len(self.support)} "
+                f"support; min margin {self.min_margin:.12f}, min lam {self.dual_min:.1e}, compl. "
+                f"slack {self.comp_slack:.1e}, gap {self.gap:.1e}")
 
 # %% ../../nbs/theory/03_max_margin.ipynb #9e41c7b2
 def _certificate(A, lam):
     "Primal/dual quantities of a dual point lam for the rows A."
     p = A.T @ lam; marg = A @ p
     dual = lam.sum() - 0.5 * p @ p
-    return p, float(marg.min()), float(lam.min()), float(np.max(lam * np.abs(marg - 1))), float(0.5 * p @ p - dual)
+    return (
+        p,
+        float(marg.min()),
+        float(lam.min()),
+        float(np.max(lam * np.abs(marg - 1))),
+        float(0.5 * p @ p - dual),
+    )
 
 def max_margin(E, pairs, tol=1e-10, maxiter=None):
-    "Solve min ||p|| s.t. (E_r - E_s)^T p >= 1 for all (r, s) in `pairs` by NNLS on the LDP dual; certificate included."
+    """Solve min ||p|| s.t. (E_r - E_s)^T p >= 1 for all (r, s) in `pairs` by NNLS on the LDP dual;
+    certificate included."""
     pairs = torch.as_tensor(pairs).reshape(-1, 2)
-    if len(pairs) == 0: raise ValueError("no constraint pairs: every sequence holds only its selected token; nothing to separate")
+    if len(pairs) == 0:
+        raise ValueError("no constraint pairs: every sequence holds only its selected token; "
+                         "nothing to separate")
     En = E.detach().cpu().to(torch.float64).numpy()
     A = En[pairs[:, 0].numpy()] - En[pairs[:, 1].numpy()]
     m, d = A.shape
@@ -148,16 +177,20 @@ def max_margin(E, pairs, tol=1e-10, maxiter=None):
     scale = max(np.linalg.norm(A, axis=1).max(), 1e-300)
     wn = w / max(w.sum(), 1e-300)
     farkas = float(np.linalg.norm(A.T @ wn) / scale)
-    infeasible = MaxMarginResult(False, None, wn, pairs, float('nan'), float(wn.min()), float('nan'), float('nan'),
+    infeasible = MaxMarginResult(False, None, wn, pairs, float('nan'), float(wn.min()),
+                                 float('nan'), float('nan'),
                                  pairs[torch.from_numpy(wn > 0)], farkas)
     if rho <= tol:
         if farkas <= 1e-8: return infeasible
-        raise RuntimeError(f"max_margin: numerically degenerate (rho = {rho:.1e}, Farkas residual {farkas:.1e}); neither certificate holds")
+        raise RuntimeError(f"max_margin: numerically degenerate (rho = {rho:.1e}, Farkas residual "
+                           f"{farkas:.1e}); neither certificate holds")
     lam = w / rho
     best = (lam,) + _certificate(A, lam)
-    if best[2] < 1 - 1e-6:                         # no optimality certificate: report, never silently
+    if best[2] < 1 - 1e-6:                         # no optimality certificate: report, never
+                                                   # silently
         if farkas <= 1e-8: return infeasible
-        raise RuntimeError(f"max_margin: no certificate (min margin {best[2]:.3e}, Farkas residual {farkas:.1e})")
+        raise RuntimeError(f"max_margin: no certificate (min margin {best[2]:.3e}, Farkas residual "
+                           f"{farkas:.1e})")
     S = lam > 0
     if S.any():                                    # polish on the support
         lS = np.linalg.lstsq(A[S] @ A[S].T, np.ones(S.sum()), rcond=None)[0]
@@ -167,49 +200,63 @@ def max_margin(E, pairs, tol=1e-10, maxiter=None):
             bad = lambda c: max(1 - c[2], -c[3], c[4], abs(c[5]))
             if bad(c2) < bad(best): best = c2
     lam, p, mm, dmin, cs, gap = best
-    return MaxMarginResult(True, torch.from_numpy(p).to(E.dtype), lam, pairs, mm, dmin, cs, gap, pairs[torch.from_numpy(lam > 0)])
+    return MaxMarginResult(True, torch.from_numpy(p).to(E.dtype), lam, pairs, mm, dmin, cs, gap,
+                           pairs[torch.from_numpy(lam > 0)])
 
 # %% ../../nbs/theory/03_max_margin.ipynb #a3c87097
 def orthonormal_closed_form(pairs):
-    "Proposition D: (z (dict token -> p_mm^T E_s), holds) for orthonormal E; `holds` checks the flow (Hall) condition by LP."
+    """Proposition D: (z (dict token -> p_mm^T E_s), holds) for orthonormal E; `holds` checks the
+    flow (Hall) condition by LP."""
     pairs = torch.as_tensor(pairs).reshape(-1, 2).tolist()
     rel = sorted({r for r, _ in pairs}); irr = sorted({s for _, s in pairs})
-    if set(rel) & set(irr): raise ValueError("a token is both selected and non-selected: the co-occurrence graph is not bipartite")
+    if set(rel) & set(irr):
+        raise ValueError("a token is both selected and non-selected: the co-occurrence graph is "
+                         "not bipartite")
     R, I = len(rel), len(irr); a = I / (R + I)
     z = {r: a for r in rel} | {s: a - 1 for s in irr}
-    Aeq = np.zeros((R + I, len(pairs))); ri = {r: k for k, r in enumerate(rel)}; si = {s: R + k for k, s in enumerate(irr)}
+    Aeq = np.zeros((R + I, len(pairs))); ri = {r: k for k,
+                                               r in enumerate(rel)}; si = {s: R + k for k,
+                                                       s in enumerate(irr)}
     for e, (r, s) in enumerate(pairs): Aeq[ri[r], e] = Aeq[si[s], e] = 1.
     beq = np.r_[np.full(R, a), np.full(I, 1 - a)]
-    lp = scipy.optimize.linprog(np.zeros(len(pairs)), A_eq=Aeq, b_eq=beq, bounds=(0, None), method='highs')
+    lp = scipy.optimize.linprog(np.zeros(len(pairs)), A_eq=Aeq, b_eq=beq, bounds=(0, None),
+                                method='highs')
     return z, lp.status == 0
 
 # %% ../../nbs/theory/03_max_margin.ipynb #2fc42aed
 def selection_sets(z, tokens, gap_tol=5.):
-    "Boolean (n, T): positions whose token's score z is within gap_tol of the largest score of its sequence (the selection p makes)."
+    """Boolean (n, T): positions whose token's score z is within gap_tol of the largest score of its
+    sequence (the selection p makes)."""
     t = token_ids(tokens); m = t >= 0
     zX = z[t.clamp(min=0)].masked_fill(~m, -math.inf)
     return m & (zX >= zX.max(1, keepdim=True).values - gap_tol)
 
 def set_constraint_pairs(tokens, mask):
-    "(inequality pairs (r, s): r selected, s not, in the same X; equality pairs (r, r'), r < r' both selected in one X), each (m, 2) int64, unique."
+    """(inequality pairs (r, s): r selected, s not, in the same X; equality pairs (r, r'), r < r'
+    both selected in one X), each (m, 2) int64, unique."""
     t = token_ids(tokens); mask = torch.as_tensor(mask, dtype=torch.bool) & (t >= 0)
     n, T = t.shape
     r, s = t[:, :, None].expand(n, T, T), t[:, None, :].expand(n, T, T)
     ineq = mask[:, :, None] & (t >= 0)[:, None, :] & ~mask[:, None, :]
     eq = mask[:, :, None] & mask[:, None, :] & (r < s)
-    P = lambda k: torch.unique(torch.stack([r[k], s[k]], 1), dim=0) if k.any() else torch.zeros(0, 2, dtype=torch.long)
+    P = lambda k: torch.unique(torch.stack([r[k], s[k]], 1), dim=0) if k.any() else torch.zeros(0,
+            2, dtype=torch.long)
     ip = P(ineq)
     V = int(t.max()) + 1 if t.numel() else 1
-    both = torch.isin(ip[:, 0] * V + ip[:, 1], ip[:, 1] * V + ip[:, 0]) if len(ip) else torch.zeros(0, dtype=torch.bool)
+    both = torch.isin(ip[:, 0] * V + ip[:, 1],
+                      ip[:, 1] * V + ip[:, 0]) if len(ip) else torch.zeros(0, dtype=torch.bool)
     if both.any():
-        raise ValueError(f"token pairs {ip[both][:3].tolist()} are selected in one order in a sequence and the other order in another: "
-                         "such a selection has no direction (z_r - z_s >= 1 and z_s - z_r >= 1); pass a consistent mask")
+        raise ValueError(f"token pairs {ip[both][:3].tolist()} are selected in one order in a "
+                         f"sequence and the other order in another: "
+                         "such a selection has no direction (z_r - z_s >= 1 and z_s - z_r >= 1); "
+                         "pass a consistent mask")
     return ip, P(eq)
 
 # %% ../../nbs/theory/03_max_margin.ipynb #3250a710
 @dataclass
 class SetMaxMarginResult:
-    "Max-margin solution of a selection of token sets: MaxMarginResult of the reduced problem, plus the equality rows."
+    """Max-margin solution of a selection of token sets: MaxMarginResult of the reduced problem,
+    plus the equality rows."""
     mm: MaxMarginResult             # on the reduced rows A N (p in the original coordinates)
     eq_pairs: torch.Tensor          # (l, 2) equality pairs (r, r')
     nu: np.ndarray | None           # (l,) multipliers of the equalities
@@ -222,14 +269,18 @@ class SetMaxMarginResult:
     def summary(self):
         "One line of text."
         if not self.feasible: return f"{len(self.eq_pairs)} equalities; " + self.mm.summary()
-        return (self.mm.summary() + f"; {len(self.eq_pairs)} equalities, max |b^T p| {self.eq_residual:.1e}, "
-                f"stationarity residual {self.stationarity:.1e}")
+        return (self.mm.summary() + f"; {len(self.eq_pairs)} equalities, max |b^T p| "
+                                    f"{self.eq_residual:.1e}, stationarity residual "
+                                    f"{self.stationarity:.1e}")
 
 # %% ../../nbs/theory/03_max_margin.ipynb #cb49ce42
 def max_margin_sets(E, tokens, mask):
-    "Solve min ||p|| s.t. E_r - E_s >= 1 (r in S(X), s not), E_r = E_r' on S(X), for the selection `mask` (n, T); KKT certificate."
+    """Solve min ||p|| s.t. E_r - E_s >= 1 (r in S(X), s not), E_r = E_r' on S(X), for the selection
+    `mask` (n, T); KKT certificate."""
     ip, ep = set_constraint_pairs(tokens, mask)
-    if len(ip) == 0: raise ValueError("no inequality pairs: every sequence selects all its tokens; nothing to separate")
+    if len(ip) == 0:
+        raise ValueError("no inequality pairs: every sequence selects all its tokens; nothing to "
+                         "separate")
     E = E.to(torch.float64)
     B = (E[ep[:, 0]] - E[ep[:, 1]]).numpy() if len(ep) else np.zeros((0, E.shape[1]))
     if len(ep):
@@ -237,12 +288,16 @@ def max_margin_sets(E, tokens, mask):
         rank = int((sv > 1e-12 * max(sv.max(), 1e-300)).sum())
         N = torch.from_numpy(Vt[rank:].T.copy())
     else: N = torch.eye(E.shape[1], dtype=torch.float64)
-    if N.shape[1] == 0: raise ValueError("the equalities leave no direction (ker B = 0): the selection cannot be tied in any direction")
+    if N.shape[1] == 0:
+        raise ValueError("the equalities leave no direction (ker B = 0): the selection cannot be "
+                         "tied in any direction")
     A_full = E[ip[:, 0]] - E[ip[:, 1]]
     tie = (A_full @ N).norm(dim=1) / A_full.norm(dim=1).clamp(min=1e-300)
-    if bool((tie <= 1e-10).any()):   # a_k in the row space of B: the equalities tie r and s, so a_k^T p >= 1 cannot hold
+    if bool((tie <= 1e-10).any()):   # a_k in the row space of B: the equalities tie r and s, so
+                                     # a_k^T p >= 1 cannot hold
         k = int(tie.argmin()); w = np.zeros(len(ip)); w[k] = 1.
-        red = MaxMarginResult(False, None, w, ip, float('nan'), 0., float('nan'), float('nan'), ip[k:k + 1], float(tie[k]))
+        red = MaxMarginResult(False, None, w, ip, float('nan'), 0., float('nan'), float('nan'),
+                              ip[k:k + 1], float(tie[k]))
         return SetMaxMarginResult(red, ep, None, float('nan'), float('nan'))
     red = max_margin(E @ N, ip)
     if not red.feasible: return SetMaxMarginResult(red, ep, None, float('nan'), float('nan'))
@@ -251,37 +306,49 @@ def max_margin_sets(E, tokens, mask):
     rest = pn - A.T @ red.lam
     nu = np.linalg.lstsq(B.T, rest, rcond=None)[0] if len(ep) else np.zeros(0)
     stat = float(np.linalg.norm(rest - (B.T @ nu if len(ep) else 0.)) / np.linalg.norm(pn))
-    full = MaxMarginResult(True, p, red.lam, ip, float((A @ pn).min()), red.dual_min, float(np.max(red.lam * np.abs(A @ pn - 1))),
+    full = MaxMarginResult(True, p, red.lam, ip, float((A @ pn).min()), red.dual_min,
+                           float(np.max(red.lam * np.abs(A @ pn - 1))),
                            red.gap, red.support)
     return SetMaxMarginResult(full, ep, nu, float(np.abs(B @ pn).max()) if len(ep) else 0., stat)
 
 # %% ../../nbs/theory/03_max_margin.ipynb #3f4899db
-COS_CONVERGED = 0.999   # cos(p, p_mm) at or above which a run is called converged in direction (1 - cos <= 1e-3)
+COS_CONVERGED = 0.999   # cos(p, p_mm) at or above which a run is called converged in direction (1 -
+                        # cos <= 1e-3)
 
 @dataclass
 class LocalOptimality:
-    "Tarzanagh et al.'s local optimality of a selection: no tight position j of X with h_{x_j} >= h_{r(X)}."
+    """Tarzanagh et al.'s local optimality of a selection: no tight position j of X with h_{x_j} >=
+    h_{r(X)}."""
     locally_optimal: bool
-    n_tight: int                # tight (sequence, position) pairs: (E_r - E_{x_j})^T p_mm within tol of 1
+    n_tight: int                # tight (sequence, position) pairs: (E_r - E_{x_j})^T p_mm within
+                                # tol of 1
     n_violating: int            # ... of which h_{x_j} >= h_{r(X)}
-    worst: tuple | None         # (sequence, r, s, h_r - h_s) of the violation with the largest h_s - h_r; None if none
+    worst: tuple | None         # (sequence, r, s, h_r - h_s) of the violation with the largest h_s
+                                # - h_r; None if none
     def summary(self):
         "One line of text."
-        if self.locally_optimal: return f"locally optimal: all {self.n_tight} tight positions score below their selected token"
+        if self.locally_optimal:
+            return (f"locally optimal: all {self.n_tight} tight positions score below their "
+                    f"selected token")
         X, r, s, gap = self.worst
-        return (f"not locally optimal: {self.n_violating} of {self.n_tight} tight positions score at least as high as their "
-                f"selected token (worst: sequence {X}, selected {r}, tight {s}, h_r - h_s = {gap:.3g})")
+        return (f"not locally optimal: {self.n_violating} of {self.n_tight} tight positions score "
+                f"at least as high as their selected token (worst: sequence {X}, selected {r}, "
+                f"tight {s}, h_r - h_s = {gap:.3g})")
 
 def local_optimality(E, v, tokens, labels, sel, p_mm, tol=1e-6):
-    "Check that every tight position of the selection `sel` (n,) in the max-margin problem solved by p_mm scores below r(X)."
+    """Check that every tight position of the selection `sel` (n,) in the max-margin problem solved
+    by p_mm scores below r(X)."""
     t = token_ids(tokens); m = t >= 0; sel = torch.as_tensor(sel)
     y = core.signed_labels(labels, E.dtype); u = E @ v; z = E @ p_mm
     other = m & (t != sel[:, None])
     marg = z[sel][:, None] - z[t.clamp(min=0)]
     lo = marg[other].min().item() if other.any() else 1.
-    if abs(lo - 1) > tol:            # the premise: p_mm solves this selection's max-margin problem (min margin exactly 1)
-        raise ValueError(f"p_mm is not the max-margin solution of this selection: its smallest margin is {lo:.6g}, not 1 "
-                         f"({'a constraint is violated' if lo < 1 else 'no constraint is tight'}); pass "
+    if abs(lo - 1) > tol:            # the premise: p_mm solves this selection's max-margin problem
+                                     # (min margin exactly 1)
+        raise ValueError(f"p_mm is not the max-margin solution of this selection: its smallest "
+                         f"margin is {lo:.6g}, not 1 "
+                         f"({'a constraint is violated' if lo < 1 else 'no constraint is tight'}); "
+                         f"pass "
                          "max_margin(E, constraint_pairs(tokens, sel)).p")
     tight = other & (marg <= 1 + tol)
     dh = y[:, None] * (u[sel][:, None] - u[t.clamp(min=0)])          # h_r - h_{x_j}

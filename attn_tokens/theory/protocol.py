@@ -14,10 +14,13 @@ from fastcore.basics import patch
 import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, save_npz
-from ..infra.checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params, check_int, check_params, from_args,
+from ..infra.checks import (FLAG, NONNEG_INT, POSITIVE, POSITIVE_INT, SEED, add_params,
+                                      check_int, check_params, from_args,
                      param, same_as, threads_int)
-from .stage1 import one_step_error_bound, one_step_prediction, one_step_relative_error, stage1_step
-from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1, constraint_pairs, max_margin,
+from .stage1 import (one_step_error_bound, one_step_prediction,
+                                       one_step_relative_error, stage1_step)
+from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1,
+                                           constraint_pairs, max_margin,
                                     selection, selection_sets, max_margin_sets,
                                     COS_CONVERGED)
 from .stage2 import SCORE_CAP, GDHistory, Stage2Config, p_loss_and_grad, stage2
@@ -25,48 +28,67 @@ from ..data.tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
 
 # %% ../../nbs/theory/03c_protocol.ipynb #7c03afb0
-SELECTED_MASS = 0.99    # a run has selected once the mean softmax mass on each sequence's selected token exceeds this
+SELECTED_MASS = 0.99    # a run has selected once the mean softmax mass on each sequence's selected
+                        # token exceeds this
 
-_S2 = lambda name, *default: same_as(Stage2Config, name, *default)   # a stage-2 parameter, stated in Stage2Config
+# a stage-2 parameter, stated in Stage2Config
+_S2 = lambda name, *default: same_as(Stage2Config, name, *default)
 
+# %% ../../nbs/theory/03c_protocol.ipynb #fc9e5608
 @dataclass
 class ProtocolConfig:
-    "Configuration of the two-stage protocol (checked when made: a ValueError names a bad field and the fix)."
+    """Configuration of the two-stage protocol (checked when made: a ValueError names a bad field
+    and the fix)."""
     d: int = param(64, 'the embedding dimension', POSITIVE_INT)
-    eta0: float | None = param(None, 'a stage-1 step > 0, or None for eta0_factor x the exact threshold with the realised '
-                               'init (notebook 03a_eta0)', POSITIVE)
-    eta0_factor: float = param(1.2, 'a factor > 0 on the exact threshold, used when eta0 is None', POSITIVE)
+    eta0: float | None = param(None,
+                               'a stage-1 step > 0, or None for eta0_factor x the exact threshold '
+                               'with the realised init (notebook 03a_eta0)', POSITIVE)
+    eta0_factor: float = param(1.2, 'a factor > 0 on the exact threshold, used when eta0 is None',
+                               POSITIVE)
     seed: int = param(0, 'the seed of the initialisation, 0 to 2**63 - 1', SEED)
-    steps: int = param(10000, "the most flow steps (flow 'exponential'), else the normalised steps after the capped ones; "
-                       "the run stops earlier once the score gap reaches final_margin", POSITIVE_INT)
-    lr: float | None = param(None, "a normalised-GD step > 0 (flow 'capped' or stage2 'normalized'), or None for "
-                             "final_margin x ||p_mm|| / steps", POSITIVE)
-    final_margin: float = param(300., "the target final minimum score gap (below ~700, where float64's softmax weights "
-                                "underflow)", POSITIVE)
+    steps: int = param(10000,
+                       "the most flow steps (flow 'exponential'), else the normalised steps after "
+                       "the capped ones; the run stops earlier once the score gap reaches "
+                       "final_margin",
+                       POSITIVE_INT)
+    lr: float | None = param(None,
+                             "a normalised-GD step > 0 (flow 'capped' or stage2 'normalized'), or "
+                             "None for final_margin x ||p_mm|| / steps", POSITIVE)
+    final_margin: float = param(300.,
+                                "the target final minimum score gap (below ~700, where float64's "
+                                "softmax weights underflow)", POSITIVE)
     record_every: int = _S2('record_every', 10)
     progress: bool = param(False, 'a progress bar', FLAG, cli=False)
-    stage2: str = param('monotone', "the stage-2 scheme: 'monotone' (the flow until the attention has chosen, then "
-                        "normalised steps with Armijo backtracking: the loss never increases) or 'normalized' (fixed "
-                        "normalised steps)", choices=('monotone', 'normalized'))
-    flow: str = param('exponential', "how 'monotone' follows the flow: 'exponential' (exponential-Euler steps with error "
-                      "control, see flow_tol) or 'capped' (GD steps capped at score_cap; slow on stiff data)",
+    stage2: str = param('monotone', "the stage-2 scheme: 'monotone' (the flow until the attention "
+                                    "has chosen, then normalised steps with Armijo backtracking: "
+                                    "the loss never increases) or 'normalized' (fixed normalised "
+                                    "steps)", choices=('monotone', 'normalized'))
+    flow: str = param('exponential', "how 'monotone' follows the flow: 'exponential' "
+                                     "(exponential-Euler steps with error control, see flow_tol) "
+                                     "or 'capped' (GD steps capped at score_cap; slow on stiff "
+                                     "data)",
                       choices=('exponential', 'capped'))
     flow_tol: float = _S2('flow_tol')
     score_cap: float = _S2('score_cap', SCORE_CAP)
     cap_until: float = _S2('cap_until')
-    cap_steps: int | None = param(None, "the most capped steps (on top of steps), or None: 10 x steps (flow "
-                                  "'exponential': 0)", NONNEG_INT)
+    cap_steps: int | None = param(None,
+                                  "the most capped steps (on top of steps), or None: 10 x steps "
+                                  "(flow 'exponential': 0)", NONNEG_INT)
     momentum: float = _S2('momentum', 0.9)
     step_growth: float = _S2('step_growth', 2.)
-    gap_tol: float = param(5., 'the score gap within which a token counts as selected when the selection is read from p',
+    gap_tol: float = param(5.,
+                           'the score gap within which a token counts as selected when the '
+                           'selection is read from p',
                            POSITIVE)
     def __post_init__(self): self.check()
     def check(self):
         "Raise a ValueError naming the first bad field and what to pass instead."
         check_params(self)
         if self.lr is not None and self.stage2 == 'monotone' and self.flow == 'exponential':
-            raise ValueError(f"lr = {self.lr!r} sets the normalised-GD step, which flow='exponential' (the default) does not "
-                             "take; pass flow='capped' (--flow capped) or stage2='normalized' with it, or drop lr")
+            raise ValueError(f"lr = {self.lr!r} sets the normalised-GD step, which "
+                             f"flow='exponential' (the default) does not "
+                             "take; pass flow='capped' (--flow capped) or stage2='normalized' with "
+                             "it, or drop lr")
 
 # %% ../../nbs/theory/03c_protocol.ipynb #e8b4d2c7
 @dataclass
@@ -77,7 +99,8 @@ class ProtocolResult:
     E1: torch.Tensor
     v: torch.Tensor
     p: torch.Tensor
-    p_mm_arg: torch.Tensor | None    # p_mm^arg: the arg-max selection's max-margin direction (= p_mm^rel under Assumption 1)
+    p_mm_arg: torch.Tensor | None    # p_mm^arg: the arg-max selection's max-margin direction (=
+                                     # p_mm^rel under Assumption 1)
     alpha: torch.Tensor
     selection: torch.Tensor          # (n,) selected token per sequence
     history: GDHistory
@@ -90,32 +113,43 @@ class ProtocolResult:
     one_step_error: float            # relative error rho of the stage-1 approximation
     one_step_bound_holds: bool       # Proposition C's bound holds for every token
     time_s: float
-    loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
-    reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's statements (reached_selection)
+    loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y
+                                     # E_r(1)^T v)
+    reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's
+                                     # statements (reached_selection)
 
 # %% ../../nbs/theory/03c_protocol.ipynb #09891541
 @patch
 def diagnosis(self: ProtocolResult):
-    "(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished' (out of steps, still moving)."
+    """(verdict, evidence): 'converged', 'infeasible', 'non_monotone', 'stalled' or 'unfinished'
+    (out of steps, still moving)."""
     H = self.history.arrays(); mass, L, gn = H['sel_mass'][-1], H['loss'][-1], H['grad_norm'][-1]
     gap = L - self.loss_inf
-    if not self.mm.feasible: return 'infeasible', f"the selection's max-margin problem is infeasible: {self.mm.summary()}"
+    if not self.mm.feasible:
+        return 'infeasible', (f"the selection's max-margin problem is infeasible: "
+                              f"{self.mm.summary()}")
     omc = H['one_minus_cos'][-1]
-    if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED: return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
+    if mass > SELECTED_MASS and omc <= 1 - COS_CONVERGED:
+        return 'converged', f"selection mass {mass:.4f}, 1 - cos {omc:.2e}"
     if self.history.stop_reason.startswith('no descent') or not self.history.monotone():
         up = np.append(np.diff(np.asarray(self.history.step_excess or self.history.step_loss)), 0.)
-        return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: {self.history.monotone()} (largest increase "
-                                f"{up.max():.3g} at step {int(up.argmax())})")
+        return 'non_monotone', (f"{self.history.stop_reason}; loss monotone: "
+                                f"{self.history.monotone()} (largest increase {up.max():.3g} at "
+                                f"step {int(up.argmax())})")
     if self.history.stop_reason.startswith('gradient underflow'):
         umax = (self.E1 @ self.v).abs().max().item()
-        return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every sequence's loss gradient is below "
-                              f"float64's range (the stage-1 scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
+        return 'unfinished', (f"{self.history.stop_reason} with selection mass {mass:.4f}: every "
+                              f"sequence's loss gradient is below float64's range (the stage-1 "
+                              f"scores |E_s(1)^T v| reach {umax:.3g}); the flow goes on in exact "
                               "arithmetic only: a smaller eta0 keeps it in range")
     if mass <= SELECTED_MASS and gap > 0 and gn < 1e-3 * gap:
-        return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum {self.loss_inf:.6g} with a gradient "
-                           f"of norm {gn:.3g} (< 1e-3 x the gap): the flow itself has stopped (whether at a locally optimal direction: `max_margin.local_optimality`)")
-    return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos {omc:.2e}, loss {gap:.3g} above "
-                          f"its infimum, gradient norm {gn:.3g}; pass more steps")
+        return 'stalled', (f"selection mass {mass:.4f}: the loss is {gap:.3g} above its infimum "
+                           f"{self.loss_inf:.6g} with a gradient of norm {gn:.3g} (< 1e-3 x the "
+                           f"gap): the flow itself has stopped (whether at a locally optimal "
+                           f"direction: `max_margin.local_optimality`)")
+    return 'unfinished', (f"out of steps while still moving: selection mass {mass:.4f}, 1 - cos "
+                          f"{omc:.2e}, loss {gap:.3g} above its infimum, gradient norm {gn:.3g}; "
+                          f"pass more steps")
 
 # %% ../../nbs/theory/03c_protocol.ipynb #019d5c26
 @patch
@@ -125,86 +159,145 @@ def summary(self: ProtocolResult):
     tail = omc[len(omc) // 2:]
     a1 = self.assumption1
     hit = np.flatnonzero(omc <= 1 - COS_CONVERGED) if self.mm.feasible else []
-    return json_safe(dict(
-        one_step_rel_error=self.one_step_error, one_step_bound_holds=self.one_step_bound_holds,
-        cos_arg=(1 - float(omc[-1])) if self.mm.feasible else None,
-        one_minus_cos_arg=float(omc[-1]) if self.mm.feasible else None,
-        one_minus_cos_arg_decreasing_to_end=bool(self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()),
-        min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
-        norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
-        selection_mass=float(H['sel_mass'][-1]), nonselected_mass=float(H['nonsel_mass'][-1]),
-        step_cos_arg_0999=int(H['step'][hit[0]]) if len(hit) else None,
-        time_s_cos_arg_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
-        p_norm=float(H['pnorm'][-1]), p_mm_arg_norm=self.p_mm_arg.norm().item() if self.p_mm_arg is not None else None,
-        max_margin_feasible=self.mm.feasible,
-        assumption1=dict(holds=a1.holds, data_holds=a1.data_holds, score_holds=a1.score_holds, reason=a1.reason,
-                         n_sequences=a1.n_sequences, n_broken=a1.n_broken, selection=a1.selection,
-                         max_irrelevant_alpha=a1.max_irrelevant_alpha, worst_irrelevant=a1.worst_irrelevant),
-        selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
-        d=self.config.d, eta0=self.eta0, eta0_exact_threshold=self.eta0_exact, eta0_threshold=self.eta0_threshold,
-        steps=int(H['step'][-1]),
-        stop=self.history.stop_reason, time_s=round(self.time_s, 3), stage2=self.config.stage2,
-        capped_steps=self.history.n_capped, backtracks=self.history.n_backtracks, loss_monotone=self.history.monotone(),
-        flow=self.config.flow if self.config.stage2 == 'monotone' else None, flow_rejected=self.history.n_rejected,
-        loss_inf=self.loss_inf, diagnosis=self.diagnosis()[0], diagnosis_evidence=self.diagnosis()[1],
-        momentum=self.config.momentum if self.config.stage2 == 'monotone' and self.config.flow == 'capped' else None,
-        reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')}))
+    return json_safe(
+        dict(
+            one_step_rel_error=self.one_step_error,
+            one_step_bound_holds=self.one_step_bound_holds,
+            cos_arg=(1 - float(omc[-1])) if self.mm.feasible else None,
+            one_minus_cos_arg=float(omc[-1]) if self.mm.feasible else None,
+            one_minus_cos_arg_decreasing_to_end=bool(
+                self.mm.feasible and len(tail) > 1 and (np.diff(tail) < 0).all()
+            ),
+            min_margin=float(H['margin'][-1]) if self.mm.feasible else None,
+            norm_margin=float(H['norm_margin'][-1]) if self.mm.feasible else None,
+            selection_mass=float(H['sel_mass'][-1]),
+            nonselected_mass=float(H['nonsel_mass'][-1]),
+            step_cos_arg_0999=int(H['step'][hit[0]]) if len(hit) else None,
+            time_s_cos_arg_0999=round(float(H['time_s'][hit[0]]), 3) if len(hit) else None,
+            p_norm=float(H['pnorm'][-1]),
+            p_mm_arg_norm=self.p_mm_arg.norm().item() if self.p_mm_arg is not None else None,
+            max_margin_feasible=self.mm.feasible,
+            assumption1=dict(
+                holds=a1.holds,
+                data_holds=a1.data_holds,
+                score_holds=a1.score_holds,
+                reason=a1.reason,
+                n_sequences=a1.n_sequences,
+                n_broken=a1.n_broken,
+                selection=a1.selection,
+                max_irrelevant_alpha=a1.max_irrelevant_alpha,
+                worst_irrelevant=a1.worst_irrelevant,
+            ),
+            selection_reached=bool(H['sel_mass'][-1] > SELECTED_MASS),
+            d=self.config.d,
+            eta0=self.eta0,
+            eta0_exact_threshold=self.eta0_exact,
+            eta0_threshold=self.eta0_threshold,
+            steps=int(H['step'][-1]),
+            stop=self.history.stop_reason,
+            time_s=round(self.time_s, 3),
+            stage2=self.config.stage2,
+            capped_steps=self.history.n_capped,
+            backtracks=self.history.n_backtracks,
+            loss_monotone=self.history.monotone(),
+            flow=self.config.flow if self.config.stage2 == 'monotone' else None,
+            flow_rejected=self.history.n_rejected,
+            loss_inf=self.loss_inf,
+            diagnosis=self.diagnosis()[0],
+            diagnosis_evidence=self.diagnosis()[1],
+            momentum=self.config.momentum
+            if self.config.stage2 == 'monotone' and self.config.flow == 'capped'
+            else None,
+            reached={k: v for k, v in (self.reached or {}).items() if k not in ('mask', 'mm')},
+        )
+    )
 
 # %% ../../nbs/theory/03c_protocol.ipynb #0f3b7e5d
 def _int_ids(x, name):
-    "`x` (tensor, array or list of ids) as int64, refused by `core.check_integer` if it has a floating-point dtype (never truncated)."
+    """`x` (tensor, array or list of ids) as int64, refused by `core.check_integer` if it has a
+    floating-point dtype (never truncated)."""
     x = torch.as_tensor(x)
     core.check_integer(x, name)
     return x.to(torch.long)
 
 def _eta0_text(eta, eta_ex):
     "eta0 and how far past the exact threshold it is, for messages."
-    far = f", {eta / eta_ex:.3g} x the exact threshold {eta_ex:.4g}" if 0 < eta_ex < math.inf else f", exact threshold {eta_ex:.4g}"
+    far = (
+        f", {eta / eta_ex:.3g} x the exact threshold {eta_ex:.4g}"
+        if 0 < eta_ex < math.inf
+        else f", exact threshold {eta_ex:.4g}"
+    )
     return f"eta0 = {eta:.3g}{far}"
 
 def _auto_eta0(cfg, eta_ex, a1_data):
-    "eta0_factor x the exact threshold, or a ValueError saying why it cannot be used (and which hypothesis fails)."
+    """eta0_factor x the exact threshold, or a ValueError saying why it cannot be used (and which
+    hypothesis fails)."""
     eta = cfg.eta0_factor * eta_ex
     if math.isfinite(eta) and eta > 0: return eta
-    why = ('no stage-1 step makes the selected token the strict arg-max of y E_s^T v in every sequence' if math.isinf(eta_ex)
-           else 'the init already makes the selected token the arg-max everywhere' if eta_ex == 0 else 'overflow')
+    why = (
+        'no stage-1 step makes the selected token the strict arg-max of y E_s^T v in every sequence'
+        if math.isinf(eta_ex)
+        else 'the init already makes the selected token the arg-max everywhere'
+        if eta_ex == 0
+        else 'overflow'
+    )
     hyp = '' if a1_data.data_holds else f"; Assumption 1 fails on these data: {a1_data.reason}"
-    raise ValueError(f"eta0 could not be set automatically: {cfg.eta0_factor} x the exact threshold {eta_ex:.4g} is not a "
-                     f"finite step > 0 ({why}){hyp}; pass eta0 > 0 to run the two stages anyway and see what the flow "
+    raise ValueError(f"eta0 could not be set automatically: {cfg.eta0_factor} x the exact "
+                     f"threshold {eta_ex:.4g} is not a finite step > 0 ({why}){hyp}; pass eta0 > 0 "
+                     f"to run the two stages anyway and see what the flow "
                      "reaches")
 
 def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
-    "ValueError if stage 2 cannot start from p = 0: stage 1 overflowed, or the loss gradient in p at 0 is 0 or not finite."
-    fix = f"pass a smaller eta0 ({_eta0_text(eta, eta_ex)}; the default is 1.2 x the exact threshold)"
+    """ValueError if stage 2 cannot start from p = 0: stage 1 overflowed, or the loss gradient in p
+    at 0 is 0 or not finite."""
+    fix = (f"pass a smaller eta0 ({_eta0_text(eta, eta_ex)}; the default is 1.2 x the exact "
+           f"threshold)")
     if not (torch.isfinite(E1).all() and torch.isfinite(u1).all()):
-        raise ValueError(f"stage 1 overflows float64 (E(1) or E(1) v has non-finite entries); {fix}")
+        raise ValueError(
+            f"stage 1 overflows float64 (E(1) or E(1) v has non-finite entries); {fix}"
+        )
     loss, g = p_loss_and_grad(E1, u1, torch.zeros(E1.shape[1], dtype=E1.dtype), batch, labels)
     gmax = g.abs().max().item()
     if math.isfinite(loss) and math.isfinite(gmax) and gmax > 0: return
     what = f"the loss gradient in p at p = 0 is {'0 (underflow)' if gmax == 0 else 'not finite'}"
     umax = u1.abs().max().item()
-    if umax > 700:                    # sigmoid(-y f) underflows in float64: the logistic loss is saturated
-        raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach {umax:.3g} and saturate the loss; {fix}")
-    raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check that sequences hold distinct tokens)")
+    if umax > 700:                    # sigmoid(-y f) underflows in float64: the logistic loss is
+                                      # saturated
+        raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach "
+                         f"{umax:.3g} and saturate the loss; {fix}")
+    raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check "
+                     f"that sequences hold distinct tokens)")
 
+# %% ../../nbs/theory/03c_protocol.ipynb #939c8899
 def _check_stage2_end(p, hist, lr, lr_given=True, normalised=True):
-    "ValueError if stage 2 left float64's range, stopped early (gradient underflow after normalised steps) before selecting, or found no descent with a given lr: lr too large."
-    stop, fix = hist.stop_reason, f"the normalised-GD step lr = {lr:.3g} is too large: pass a smaller lr (or final_margin, which sets the default lr)"
-    if stop.startswith('non-finite') or not (torch.isfinite(p).all() and math.isfinite(hist.loss[-1])):
-        why = stop if stop.startswith('non-finite') else f'p or the loss is not finite at step {int(hist.step[-1])}'
+    """ValueError if stage 2 left float64's range, stopped early (gradient underflow after
+    normalised steps) before selecting, or found no descent with a given lr: lr too large."""
+    stop, fix = hist.stop_reason, (f"the normalised-GD step lr = {lr:.3g} is too large: pass a "
+                                   f"smaller lr (or final_margin, which sets the default lr)")
+    if stop.startswith('non-finite') or not (
+        torch.isfinite(p).all() and math.isfinite(hist.loss[-1])
+    ):
+        why = stop if stop.startswith('non-finite') else (f'p or the loss is not finite at step '
+                                                          f'{int(hist.step[-1])}')
         raise ValueError(f"stage 2 failed: {why}; {fix}")
-    if stop.startswith('no descent') and lr_given: raise ValueError(f"stage 2 stopped: {stop}; {fix}")
-    normal = stop == 'steps' or stop.startswith(('no descent', 'score gap', 'excess loss underflow'))   # ends, not failures
-    normal = normal or (stop.startswith('gradient underflow') and not normalised)   # on the flow's path: float64's range, diagnosed
+    if stop.startswith('no descent') and lr_given:
+        raise ValueError(f"stage 2 stopped: {stop}; {fix}")
+    normal = stop == 'steps' or stop.startswith(('no descent', 'score gap',
+                                                 'excess loss underflow'))   # ends, not failures
+    # on the flow's path: float64's range, diagnosed
+    normal = normal or (stop.startswith('gradient underflow') and not normalised)
     if not normal and not hist.sel_mass[-1] > SELECTED_MASS:
-        raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass {hist.sel_mass[-1]:.3g}; {fix}")
+        raise ValueError(f"stage 2 stopped before selecting the tokens: {stop}, selection mass "
+                         f"{hist.sel_mass[-1]:.3g}; {fix}")
 
 # %% ../../nbs/theory/03c_protocol.ipynb #1fea7092
 def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
-    "The selection p reached (read from E1 p), its max-margin p_mm and cos, and the rebuttal's two statements; a dict."
+    """The selection p reached (read from E1 p), its max-margin p_mm and cos, and the rebuttal's two
+    statements; a dict."""
     ts = TokenSet.make(tokens, labels, V); t, m, labels = ts.tokens, ts.mask, ts.labels; u = E1 @ v
     mask = selection_sets(E1 @ p, ts, gap_tol)
-    srt = torch.where(mask, t, -1).sort(1).values                 # distinct selected tokens per sequence
+    # distinct selected tokens per sequence
+    srt = torch.where(mask, t, -1).sort(1).values
     n_sel = ((srt[:, 1:] != srt[:, :-1]) & (srt[:, 1:] >= 0)).sum(1) + (srt[:, 0] >= 0).long()
     argmax = mask.eq(t == torch.as_tensor(sel)[:, None]).logical_or(~m).all(1)
     rel = ts.relevant[ts.ids] & m
@@ -216,9 +309,12 @@ def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
         try: mm_r = max_margin_sets(E1, ts, mask)
         except ValueError as e: mm_r, why = None, str(e)
     feas = mm_r is not None and mm_r.feasible
-    cosd = lambda q: 0.5 * (p / p.norm() - q / q.norm()).norm().item() ** 2 if p.norm() > 0 else math.nan
+    cosd = lambda q: (
+        0.5 * (p / p.norm() - q / q.norm()).norm().item() ** 2 if p.norm() > 0 else math.nan
+    )
     omc = cosd(mm_r.p) if feas else math.nan
-    # pairs (r, s) with exactly tied scores u_r = u_s carry no weight in the gradient (f - h_s -> 0): the max-margin
+    # pairs (r, s) with exactly tied scores u_r = u_s carry no weight in the gradient (f - h_s ->
+    # 0): the max-margin
     # problem without them is the limit when p breaks a tie (measured in the notebook)
     omc_free, n_tied = None, 0
     if feas and not bool((n_sel > 1).any()):
@@ -228,69 +324,104 @@ def reached_selection(E1, v, p, tokens, labels, V, sel, mm, gap_tol=5.):
         if n_tied and not bool(tied.all()):
             mm_f = max_margin(E1, pairs[~tied])
             omc_free = cosd(mm_f.p) if mm_f.feasible else None
-    conv = bool(feas and (omc <= 1 - COS_CONVERGED or (omc_free is not None and omc_free <= 1 - COS_CONVERGED)))
-    s1 = dict(premise=conv, holds=bool(has_rel.all()) if conv else None, n_without_relevant=int((~has_rel).sum()))
-    s2 = dict(premise=conv and bool(all_rel.all()), holds=(omc <= 1 - COS_CONVERGED) if bool(all_rel.all()) and feas else None,
+    conv = bool(
+        feas
+        and (omc <= 1 - COS_CONVERGED or (omc_free is not None and omc_free <= 1 - COS_CONVERGED))
+    )
+    s1 = dict(premise=conv, holds=bool(has_rel.all()) if conv else None,
+              n_without_relevant=int((~has_rel).sum()))
+    s2 = dict(premise=conv and bool(all_rel.all()),
+              holds=(omc <= 1 - COS_CONVERGED) if bool(all_rel.all()) and feas else None,
               n_all_relevant=int(all_rel.sum()))
-    return dict(kind=kind, n_argmax=int(argmax.sum()), n_sequences=len(t), n_several=int((n_sel > 1).sum()),
-                max_tokens=int(n_sel.max()) if len(t) else 0, gap_tol=gap_tol, feasible=feas, infeasible_why=why,
-                cos_reach=None if math.isnan(omc) else 1 - omc, one_minus_cos_reach=None if math.isnan(omc) else omc,
-                n_tied_pairs=n_tied, cos_without_tied_pairs=None if omc_free is None else 1 - omc_free,
+    return dict(kind=kind, n_argmax=int(argmax.sum()), n_sequences=len(t),
+                n_several=int((n_sel > 1).sum()),
+                max_tokens=int(n_sel.max()) if len(t) else 0, gap_tol=gap_tol, feasible=feas,
+                infeasible_why=why,
+                cos_reach=None if math.isnan(omc) else 1 - omc,
+                one_minus_cos_reach=None if math.isnan(omc) else omc,
+                n_tied_pairs=n_tied,
+                cos_without_tied_pairs=None if omc_free is None else 1 - omc_free,
                 statement1=s1, statement2=s2, mask=mask, mm=mm_r)
 
 # %% ../../nbs/theory/03c_protocol.ipynb #228f704f
 def stage2_config(cfg, lr) -> Stage2Config:
-    "The stage-2 run a ProtocolConfig asks for, with the normalised-GD step `lr`, as one Stage2Config."
+    """The stage-2 run a ProtocolConfig asks for, with the normalised-GD step `lr`, as one
+    Stage2Config."""
     common = dict(lr=lr, record_every=cfg.record_every, progress=cfg.progress)
     if cfg.stage2 == 'normalized': return Stage2Config('normalized', steps=cfg.steps, **common)
-    if cfg.flow == 'exponential':         # the flow to the end: at most steps + cap_steps exponential-Euler steps
-        return Stage2Config('flow', steps=0, flow_tol=cfg.flow_tol, cap_until=math.inf, stop_gap=cfg.final_margin,
+    if cfg.flow == 'exponential':         # the flow to the end: at most steps + cap_steps
+                                          # exponential-Euler steps
+        return Stage2Config('flow', steps=0, flow_tol=cfg.flow_tol, cap_until=math.inf,
+                            stop_gap=cfg.final_margin,
                             cap_steps=cfg.steps + (cfg.cap_steps or 0), **common)
-    return Stage2Config('armijo', steps=cfg.steps, score_cap=cfg.score_cap, cap_until=cfg.cap_until, momentum=cfg.momentum,
+    return Stage2Config('armijo', steps=cfg.steps, score_cap=cfg.score_cap, cap_until=cfg.cap_until,
+                        momentum=cfg.momentum,
                         step_growth=cfg.step_growth, max_lr=lr, stop_gap=cfg.final_margin,
-                        cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps, **common)
+                        cap_steps=10 * cfg.steps if cfg.cap_steps is None else cfg.cap_steps,
+                        **common)
 
 # %% ../../nbs/theory/03c_protocol.ipynb #9c4e1d7b
 def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, **kw):
-    "Stage 1 (one GD step on E, p=0) then stage 2 (normalised GD on p, E and v fixed) on binary data; a ProtocolResult."
+    """Stage 1 (one GD step on E, p=0) then stage 2 (normalised GD on p, E and v fixed) on binary
+    data; a ProtocolResult."""
     t0 = time.time()
     cfg = config or ProtocolConfig(d=d, eta0=eta0, seed=seed, **kw)
     cfg.check()
     t = _int_ids(getattr(tokens, 'tokens', tokens), 'tokens'); labels = _int_ids(labels, 'labels')
-    if V is not None: V = check_int('V', V, 1, '; pass the vocabulary size (or V=None for the largest token id + 1)')
-    ts = TokenSet.make(t, labels, V); t, labels, V = ts.tokens, ts.labels, ts.V     # the one check of the data
+    if V is not None:
+        V = check_int('V', V, 1,
+                      '; pass the vocabulary size (or V=None for the largest token id + 1)')
+    # the one check of the data
+    ts = TokenSet.make(t, labels, V); t, labels, V = ts.tokens, ts.labels, ts.V
     E0, _, v = core.init_params(V, cfg.d, seed=cfg.seed)
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(ts, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, ts, labels, V)
-    eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex, check_assumption1(ts, labels, V))
+    eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex,
+                                                           check_assumption1(ts, labels, V))
     E1 = stage1_step(E0, v, ts, labels, eta); u1 = E1 @ v
     _check_stage2_start(E1, u1, ts, labels, eta, eta_ex)
     st = ts.stats; alpha, beta = st.alpha, st.avg_freq
     rho = one_step_relative_error(E0, E1, v, alpha, eta) if alpha.norm() > 0 else float('nan')
-    bound_ok = bool(((u1 - one_step_prediction(u0, alpha, eta)).abs() <= one_step_error_bound(beta, F, eta) * (1 + 1e-9) + 1e-15).all())
+    bound_ok = bool(
+        (
+            (u1 - one_step_prediction(u0, alpha, eta)).abs()
+            <= one_step_error_bound(beta, F, eta) * (1 + 1e-9) + 1e-15
+        ).all()
+    )
     a1 = check_assumption1(ts, labels, V, u1)
     sel = selection(u1, ts, labels)
     try: mm = max_margin(E1, constraint_pairs(ts, sel))
     except RuntimeError as e:
-        if not eta > 10 * eta_ex: raise                   # not a consequence of a huge eta0: a bug, keep the traceback
-        raise ValueError(f"{e}: the max-margin problem is numerically degenerate at {_eta0_text(eta, eta_ex)}; pass a smaller "
+        # not a consequence of a huge eta0: a bug, keep the traceback
+        if not eta > 10 * eta_ex: raise
+        raise ValueError(f"{e}: the max-margin problem is numerically degenerate at "
+                         f"{_eta0_text(eta, eta_ex)}; pass a smaller "
                          "eta0 (the default is 1.2 x the exact threshold)") from e
-    lr = cfg.lr if cfg.lr is not None else (cfg.final_margin * mm.p.norm().item() / cfg.steps if mm.feasible else 0.1)
+    lr = (
+        cfg.lr
+        if cfg.lr is not None
+        else (cfg.final_margin * mm.p.norm().item() / cfg.steps if mm.feasible else 0.1)
+    )
     if not (math.isfinite(lr) and lr > 0):
-        raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a finite step > 0; pass lr or change final_margin")
+        raise ValueError(f"the default lr = final_margin * ||p_mm|| / steps = {lr:.3g} is not a "
+                         f"finite step > 0; pass lr or change final_margin")
     s2 = stage2_config(cfg, lr)
     p, hist = stage2(s2).run(E1, v, ts, labels, mm=mm, sel=sel)
-    _check_stage2_end(p, hist, lr, cfg.lr is not None and s2.scheme == 'armijo',     # lr only steers the normalised steps
+    # lr only steers the normalised steps
+    _check_stage2_end(p, hist, lr, cfg.lr is not None and s2.scheme == 'armijo',
                       normalised=s2.scheme != 'flow')
-    L_inf = torch.nn.functional.softplus(-core.signed_labels(labels, u1.dtype) * u1[sel]).mean().item()
+    L_inf = torch.nn.functional.softplus(-core.signed_labels(labels,
+                                                             u1.dtype) * u1[sel]).mean().item()
     reached = reached_selection(E1, v, p, ts, labels, V, sel, mm, cfg.gap_tol)
-    return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta), float(eta_star), float(eta_ex), F, rho, bound_ok,
+    return ProtocolResult(cfg, E0, E1, v, p, mm.p, alpha, sel, hist, mm, a1, float(eta),
+                          float(eta_star), float(eta_ex), F, rho, bound_ok,
                           time.time() - t0, L_inf, reached)
 
 # %% ../../nbs/theory/03c_protocol.ipynb #10c06df5
 def tie_scores(E, v, groups):
-    "E with the rows of each group moved along v so that E_s^T v equals the group's first member's exactly (v of unit norm)."
+    """E with the rows of each group moved along v so that E_s^T v equals the group's first member's
+    exactly (v of unit norm)."""
     E = E.clone(); u = E @ v
     for g in groups:
         for s in g[1:]: E[s] += (u[g[0]] - u[s]) * v
@@ -298,58 +429,92 @@ def tie_scores(E, v, groups):
 
 # %% ../../nbs/theory/03c_protocol.ipynb #6ac0ac35
 def cli_parser(p):
-    "Arguments of `attn-tokens theory`: the token file, one flag per ProtocolConfig field, the output and the run."
-    p.add_argument('data', metavar='DATA.npz', help='token file (attn_tokens.data.tokens.save_tokens format), binary labels')
+    """Arguments of `attn-tokens theory`: the token file, one flag per ProtocolConfig field, the
+    output and the run."""
+    p.add_argument('data', metavar='DATA.npz',
+                   help='token file (attn_tokens.data.tokens.save_tokens format), binary labels')
     add_params(p, ProtocolConfig)
-    p.add_argument('--out', metavar='OUT.npz', default=None, help='where to write the arrays and the history (this exact name)')
+    p.add_argument('--out', metavar='OUT.npz', default=None,
+                   help='where to write the arrays and the history (this exact name)')
     p.add_argument('--force', action='store_true', help='overwrite OUT.npz if it exists')
     p.add_argument('--no-progress', action='store_true', help='no progress bar')
     p.add_argument('--threads', type=threads_int, default=1,
-                   help='torch CPU threads for this run (default 1: the GD steps are small and latency-bound)')
+                   help='torch CPU threads for this run (default 1: the GD steps are small and '
+                        'latency-bound)')
     return p
 
 # %% ../../nbs/theory/03c_protocol.ipynb #5e9d2b7a
 def result_arrays(res):
     "The arrays of a ProtocolResult for OUT.npz."
-    arr = dict(E0=res.E0.numpy(), E1=res.E1.numpy(), v=res.v.numpy(), p=res.p.numpy(),
-               p_mm_arg=res.p_mm_arg.numpy() if res.p_mm_arg is not None else np.full(res.E0.shape[1], np.nan),
-               alpha=res.alpha.numpy(), selection=res.selection.numpy(),
-               support_pairs=res.mm.support.numpy(),
-               reached_mask=res.reached['mask'].numpy() if res.reached else np.zeros((0, 0), bool),
-               p_mm_reach=res.reached['mm'].p.numpy() if res.reached and res.reached['feasible'] else np.full(res.E0.shape[1], np.nan), summary=np.array(json.dumps(res.summary(), allow_nan=False)))
+    arr = dict(
+        E0=res.E0.numpy(),
+        E1=res.E1.numpy(),
+        v=res.v.numpy(),
+        p=res.p.numpy(),
+        p_mm_arg=res.p_mm_arg.numpy()
+        if res.p_mm_arg is not None
+        else np.full(res.E0.shape[1], np.nan),
+        alpha=res.alpha.numpy(),
+        selection=res.selection.numpy(),
+        support_pairs=res.mm.support.numpy(),
+        reached_mask=res.reached['mask'].numpy() if res.reached else np.zeros((0, 0), bool),
+        p_mm_reach=res.reached['mm'].p.numpy()
+        if res.reached and res.reached['feasible']
+        else np.full(res.E0.shape[1], np.nan),
+        summary=np.array(json.dumps(res.summary(), allow_nan=False)),
+    )
     arr |= {f'hist_{k}': a for k, a in res.history.arrays().items()}
     return arr
 
 def cli_run(args):
-    "Run `attn-tokens theory`; returns the exit status (user errors raise, for `attn_tokens.cli.main`)."
+    """Run `attn-tokens theory`; returns the exit status (user errors raise, for
+    `attn_tokens.cli.main`)."""
     threads = torch.get_num_threads()
     if getattr(args, 'threads', None): torch.set_num_threads(args.threads)
     try: return _cli_run(args)
     finally: torch.set_num_threads(threads)
 
+# %% ../../nbs/theory/03c_protocol.ipynb #1e2fb63b
 def _cli_run(args):
     "The body of `cli_run`."
     from attn_tokens.data.tokens import load_tokens
-    out = None if args.out is None else check_output(args.out, force=args.force, inputs=[args.data], what='--out')
+    out = None if args.out is None else check_output(args.out, force=args.force, inputs=[args.data],
+                                                     what='--out')
     data = load_tokens(args.data)
-    if data.n_classes != 2: raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} classes")
+    if data.n_classes != 2:
+        raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} "
+                         f"classes")
     cfg = from_args(ProtocolConfig, args, progress=not args.no_progress)
     res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
     S = res.summary()
-    print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E {res.eta0_threshold:.4g}), relative error of the one-step "
-          f"prediction {res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
+    print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E "
+          f"{res.eta0_threshold:.4g}), relative error of the one-step prediction "
+          f"{res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
     print(res.assumption1.summary()); print('max margin: ' + res.mm.summary())
     if S['cos_arg'] is not None:
-        print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps ({S['capped_steps']} following the flow, {S['flow']}) "
-              f"in {S['time_s']:.1f} s: cos(p, p_mm^arg) = {S['cos_arg']:.8f}, "
-              f"1 - cos decreasing to the end: {S['one_minus_cos_arg_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
+        print(f"stage 2 ({S['stage2']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps "
+              f"({S['capped_steps']} following the flow, {S['flow']}) in {S['time_s']:.1f} s: "
+              f"cos(p, p_mm^arg) = {S['cos_arg']:.8f}, 1 - cos decreasing to the end: "
+              f"{S['one_minus_cos_arg_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
               f"selection mass {S['selection_mass']:.6f}")
     R = S['reached']
-    print(f"selection reached (read from p): {R['kind']} ({R['n_argmax']}/{R['n_sequences']} sequences select the arg-max of y E_s^T v, "
-          f"{R['n_several']} select several tokens); its p_mm^reach: " + (f"cos {R['cos_reach']:.6f}" if R['cos_reach'] is not None else
-          f"none ({R['infeasible_why'] or 'infeasible'})") + f"; statement (1) {R['statement1']['holds']}, statement (2) {R['statement2']['holds']}")
+    print(
+        f"selection reached (read from p): {R['kind']} ({R['n_argmax']}/{R['n_sequences']} "
+        f"sequences select the arg-max of y E_s^T v, {R['n_several']} select several tokens); its "
+        f"p_mm^reach: "
+        + (
+            f"cos {R['cos_reach']:.6f}"
+            if R['cos_reach'] is not None
+            else f"none ({R['infeasible_why'] or 'infeasible'})"
+        )
+        + f"; statement (1) "
+        f"{R['statement1']['holds']}, "
+        f"statement (2) "
+        f"{R['statement2']['holds']}"
+    )
     if S['diagnosis'] != 'converged':
-        print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}", file=sys.stderr)
+        print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}",
+              file=sys.stderr)
     if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
     print(json.dumps(S, allow_nan=False))
     return 0

@@ -16,13 +16,15 @@ from ..data.tokenset import TokenSet, engine_batch, token_ids
 
 # %% ../../nbs/theory/02_stage1.ipynb #0bfc1c46
 def token_weighted_freq(tokens, w, V):
-    "Weighted frequency E_hat[w(X) n_s(X)/T_X] for every token s; `w` (n,) or (n,K) -> (V,) or (V,K)."
+    """Weighted frequency E_hat[w(X) n_s(X)/T_X] for every token s; `w` (n,) or (n,K) -> (V,) or
+    (V,K)."""
     t = token_ids(tokens, V); mask = t >= 0
     w = torch.as_tensor(w)
     w2 = w.reshape(len(w), -1).to(torch.float64)
     T = mask.sum(1, keepdim=True).to(torch.float64)
     contrib = (w2 / T)[:, None, :].expand(-1, t.shape[1], -1)[mask]          # (#positions, K)
-    out = torch.zeros(V, w2.shape[1], dtype=torch.float64).index_add_(0, t[mask], contrib) / t.shape[0]
+    out = torch.zeros(V, w2.shape[1], dtype=torch.float64).index_add_(0, t[mask],
+            contrib) / t.shape[0]
     return out[:, 0] if w.dim() == 1 else out
 
 # %% ../../nbs/theory/02_stage1.ipynb #1e630cee
@@ -40,11 +42,13 @@ def one_step_coef(u0, tokens, labels):
     return token_weighted_freq(tokens, y * g, u0.shape[0])
 
 def grad_p_at_zero(E, v, tokens, labels):
-    "Closed form of the p-gradient at p=0: -E_hat[y g(X)/T_X sum_i (u_{x_i} - f0) E_{x_i}] (binary)."
+    """Closed form of the p-gradient at p=0: -E_hat[y g(X)/T_X sum_i (u_{x_i} - f0) E_{x_i}]
+    (binary)."""
     t = token_ids(tokens, E.shape[0]); u = E @ v; y = core.signed_labels(labels, E.dtype)
     f0 = f0_uniform(u, t); g = torch.sigmoid(-y * f0)
     mask = t >= 0; T = mask.sum(1)
-    w = (-(y * g / T)[:, None] * (u[t.clamp(min=0)] - f0[:, None])) * mask     # (n,T) weight of E_{x_i}
+    # (n,T) weight of E_{x_i}
+    w = (-(y * g / T)[:, None] * (u[t.clamp(min=0)] - f0[:, None])) * mask
     gz = torch.zeros_like(u).index_add_(0, t[mask], w[mask]) / t.shape[0]
     return E.T @ gz
 
@@ -68,7 +72,8 @@ def logistic_taylor_remainder(x):
 
 # %% ../../nbs/theory/02_stage1.ipynb #c43415f4
 def init_bound(V, d, delta=0.05):
-    "F_delta = sqrt(2 log(2V/delta)/d): max_s |E_s(0)^T v| <= F_delta with probability >= 1 - delta (Lemma B)."
+    """F_delta = sqrt(2 log(2V/delta)/d): max_s |E_s(0)^T v| <= F_delta with probability >= 1 -
+    delta (Lemma B)."""
     if not 0 < delta < 1: raise ValueError(f"delta={delta} must be in (0, 1)")
     return math.sqrt(2 * math.log(2 * V / delta) / d)
 
@@ -83,43 +88,67 @@ def one_step_prediction(u0, alpha, eta0):
 
 # %% ../../nbs/theory/02_stage1.ipynb #af243b95
 def one_step_relative_error(E0, E1, v, alpha, eta0):
-    "rho = ||E1 v - E0 v - (eta0/2) alpha|| / ||(eta0/2) alpha|| (binary); refused unless ||v|| = 1 (Proposition C's premise)."
+    """rho = ||E1 v - E0 v - (eta0/2) alpha|| / ||(eta0/2) alpha|| (binary); refused unless ||v|| =
+    1 (Proposition C's premise)."""
     nv = v.norm().item()
     if not abs(nv - 1) <= 1e-12:
-        raise ValueError(f"the prediction (eta0/2) alpha_s of Proposition C assumes ||v|| = 1 (E_s(1)^T v moves by eta0 c_s "
-                         f"||v||^2); got ||v|| = {nv:.6g}: pass v / v.norm()")
-    return ((E1 @ v - one_step_prediction(E0 @ v, alpha, eta0)).norm() / (eta0 / 2 * alpha).norm()).item()
+        raise ValueError(f"the prediction (eta0/2) alpha_s of Proposition C assumes ||v|| = 1 "
+                         f"(E_s(1)^T v moves by eta0 c_s ||v||^2); got ||v|| = {nv:.6g}: pass v / "
+                         f"v.norm()")
+    return (
+        (E1 @ v - one_step_prediction(E0 @ v, alpha, eta0)).norm() / (eta0 / 2 * alpha).norm()
+    ).item()
 
 # %% ../../nbs/theory/02_stage1.ipynb #b8d9270b
 def stage1_premises(E0, v, delta=0.05):
-    "Lemma 4.1's premises checked on an init (E0, v): a list of dicts (statement, premise, held, value, detail)."
+    """Lemma 4.1's premises checked on an init (E0, v): a list of dicts (statement, premise, held,
+    value, detail)."""
     V, d = E0.shape; W = v.reshape(-1, d); K = 2 if v.dim() == 1 else len(W)
-    u0 = E0 @ W.T; F = u0.abs().max().item(); F_d = init_bound(V * (K if v.dim() > 1 else 1), d, delta)
+    u0 = E0 @ W.T; F = u0.abs().max().item(); F_d = init_bound(V * (K if v.dim() > 1 else 1), d,
+                                                               delta)
     ortho = (W @ W.T - torch.eye(len(W), dtype=W.dtype)).abs().max().item()
     scale, sd = d * (u0 ** 2).mean().item(), math.sqrt(2 / u0.numel())
-    rec = lambda name, held, value, detail: dict(statement='Lemma 4.1', premise=name, held=bool(held), value=value, detail=detail)
+    rec = lambda name, held, value, detail: dict(statement='Lemma 4.1', premise=name,
+                                                 held=bool(held), value=value, detail=detail)
     return [rec('p = 0 at the step', True, 0., 'stage1_step sets p = 0 (by construction)'),
             rec('||v|| = 1' if v.dim() == 1 else 'orthonormal rows of W_out', ortho <= 1e-12, ortho,
                 'max |W W^T - I| (Proposition C predicts eta0 c_s ||v||^2 as (eta0/2) alpha_s)'),
-            rec('E(0) has N(0, 1/d) entries (Lemma B; a check of the scale)', abs(scale - 1) <= 5 * sd, scale,
+            rec('E(0) has N(0, 1/d) entries (Lemma B; a check of the scale)',
+                abs(scale - 1) <= 5 * sd, scale,
                 f'd mean u_s(0)^2, expected 1 +- {sd:.3g}'),
-            rec(f"Lemma B's event F <= F_delta (delta = {delta})", F <= F_d, F / F_d, 'F / F_delta'),
-            rec('F_delta <= 1: d >= 2 log(2V/delta)', F_d <= 1, F_d, 'F_delta (above 1 the bound is larger than the signal scale)')]
+            rec(f"Lemma B's event F <= F_delta (delta = {delta})", F <= F_d, F / F_d,
+                'F / F_delta'),
+            rec('F_delta <= 1: d >= 2 log(2V/delta)', F_d <= 1, F_d,
+                'F_delta (above 1 the bound is larger than the signal scale)')]
 
 # %% ../../nbs/theory/02_stage1.ipynb #f2aee555
 def relative_error_vs_d(tokens, labels, V, ds, seeds=range(8), eta0=1.):
-    "Mean over seeds of the one-step relative error rho(d) for each d, and the fitted log-log slope."
+    """Mean over seeds of the one-step relative error rho(d) for each d, and the fitted log-log
+    slope."""
     ts = TokenSet.make(tokens, labels, V); labels = ts.labels
     alpha = ts.stats.alpha
-    rho = np.array([np.mean([one_step_relative_error(E0, stage1_step(E0, v, ts, labels, eta0), v, alpha, eta0)
-                             for E0, _, v in (core.init_params(V, d, seed=s) for s in seeds)]) for d in ds])
+    rho = np.array(
+        [
+            np.mean(
+                [
+                    one_step_relative_error(
+                        E0, stage1_step(E0, v, ts, labels, eta0), v, alpha, eta0
+                    )
+                    for E0, _, v in (core.init_params(V, d, seed=s) for s in seeds)
+                ]
+            )
+            for d in ds
+        ]
+    )
     slope = np.polyfit(np.log(ds), np.log(rho), 1)[0]
     return rho, slope
 
 # %% ../../nbs/theory/02_stage1.ipynb #b0414728
 def one_step_coef_multiclass(U0, tokens, labels):
-    "Exact multi-class stage-1 coefficients C_{sk} = E_hat[(1{y=k} - q_k(f0(X))) n_s(X)/T_X], U0 = E0 V^T (V,K)."
+    """Exact multi-class stage-1 coefficients C_{sk} = E_hat[(1{y=k} - q_k(f0(X))) n_s(X)/T_X], U0 =
+    E0 V^T (V,K)."""
     K = U0.shape[1]
-    onehot = torch.nn.functional.one_hot(core.check_labels(labels, n_classes=K), K).to(torch.float64)
+    onehot = torch.nn.functional.one_hot(core.check_labels(labels, n_classes=K),
+                                         K).to(torch.float64)
     q = torch.softmax(f0_uniform(U0, tokens), 1)
     return token_weighted_freq(tokens, onehot - q, U0.shape[0])

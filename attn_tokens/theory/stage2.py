@@ -15,7 +15,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 from ..engine import core
-from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITIVE_INT, Kind, check_params,
+from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITIVE_INT,
+                                      Kind, check_params,
                      check_positive, param, positive_float)
 from .max_margin import selection
 from ..data.tokenset import TokenSet, engine_batch, token_ids
@@ -27,7 +28,8 @@ def p_loss_and_grad(E, u, p, tokens, labels):
     return loss, E.T @ gz
 
 def selection_mass(z, tokens, sel):
-    "(mean softmax mass on the selected token, mean mass on the rest), the latter exact in log space."
+    """(mean softmax mass on the selected token, mean mass on the rest), the latter exact in log
+    space."""
     t = token_ids(tokens); m = t >= 0
     zX = z[t.clamp(min=0)].masked_fill(~m, -math.inf)
     lse = torch.logsumexp(zX, 1)
@@ -49,13 +51,20 @@ class GDHistory:
     sel_mass: list = field(default_factory=list)
     nonsel_mass: list = field(default_factory=list)
     grad_norm: list = field(default_factory=list)
-    time_s: list = field(default_factory=list)        # wall-clock seconds since the start of the run
-    step_loss: list = field(default_factory=list)   # the loss at EVERY step 0..T (whatever record_every is)
-    step_excess: list = field(default_factory=list) # monotone mode: L - L_inf at every step, exact to float64's range (excess_loss)
-    n_restarts: int = 0                               # momentum resets (a backtracked step, or a non-descent direction)
-    n_backtracks: int = 0                             # halvings of the step in the Armijo line search (monotone mode)
-    n_capped: int = 0                                 # steps of the phase before the attention has chosen (score-capped or flow_tol)
-    n_rejected: int = 0                               # flow_tol: trial steps shrunk by the error control or the score cap
+    time_s: list = field(default_factory=list)        # wall-clock seconds since the start of the
+                                                      # run
+    step_loss: list = field(default_factory=list)   # the loss at EVERY step 0..T (whatever
+                                                    # record_every is)
+    step_excess: list = field(default_factory=list) # monotone mode: L - L_inf at every step, exact
+                                                    # to float64's range (excess_loss)
+    n_restarts: int = 0                               # momentum resets (a backtracked step, or a
+                                                      # non-descent direction)
+    n_backtracks: int = 0                             # halvings of the step in the Armijo line
+                                                      # search (monotone mode)
+    n_capped: int = 0                                 # steps of the phase before the attention has
+                                                      # chosen (score-capped or flow_tol)
+    n_rejected: int = 0                               # flow_tol: trial steps shrunk by the error
+                                                      # control or the score cap
     stop_reason: str = 'steps'
     ps: dict = field(default_factory=dict)            # step -> p (when keep_p_every > 0)
     def monotone(self) -> bool:
@@ -66,7 +75,8 @@ class GDHistory:
     def arrays(self):
         "The history as a dict of float64 numpy arrays."
         return {k: np.asarray(getattr(self, k), dtype=np.float64) for k in
-                ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass', 'nonsel_mass', 'grad_norm', 'time_s',
+                ('step', 'loss', 'pnorm', 'one_minus_cos', 'margin', 'norm_margin', 'sel_mass',
+                 'nonsel_mass', 'grad_norm', 'time_s',
                  'step_loss', 'step_excess')}
 
 # %% ../../nbs/theory/03b_stage2.ipynb #cb70e493
@@ -74,15 +84,23 @@ def p_hessian(E, u, p, tokens, labels):
     "Hessian of L(p) with E, v fixed (d x d, float64-exact formula above); u = E v."
     ts = TokenSet.make(tokens, labels, E.shape[0]); t, m, tc = ts.tokens, ts.mask, ts.ids
     n, T = t.shape; V = E.shape[0]; y = ts.y.to(E.dtype)
-    zX = (E @ p)[tc].masked_fill(~m, -math.inf); s = torch.softmax(zX, 1)      # (n, T), 0 on padding
-    ua = u[tc].gather(1, zX.argmax(1, keepdim=True))                           # anchor: the top position's u
-    du = (u[tc] - ua).masked_fill(~m, 0.); mu = (s * du).sum(1)                # f - u_a, a sum of small terms
-    f, a = ua[:, 0] + mu, s * (du - mu[:, None])                               # a_j = df/dz_j = sigma_j (u_j - f), exact
+    # (n, T), 0 on padding
+    zX = (E @ p)[tc].masked_fill(~m, -math.inf); s = torch.softmax(zX, 1)
+    # anchor: the top position's u
+    ua = u[tc].gather(1, zX.argmax(1, keepdim=True))
+    # f - u_a, a sum of small terms
+    du = (u[tc] - ua).masked_fill(~m, 0.); mu = (s * du).sum(1)
+    # a_j = df/dz_j = sigma_j (u_j - f), exact
+    f, a = ua[:, 0] + mu, s * (du - mu[:, None])
     l1, l2 = -y * torch.sigmoid(-y * f), torch.sigmoid(y * f) * torch.sigmoid(-y * f)
-    crow = torch.cat([torch.zeros(1, dtype=torch.long), m.sum(1).cumsum(0)])   # ids checked by token_ids: the CSR layout is valid
-    sum_rows = lambda w: torch.sparse_csr_tensor(crow, tc[m], w[m], (n, V), check_invariants=False) @ E   # (n, d): sum_j w_j E_{x_j}
+    # ids checked by token_ids: the CSR layout is valid
+    crow = torch.cat([torch.zeros(1, dtype=torch.long), m.sum(1).cumsum(0)])
+    sum_rows = lambda w: torch.sparse_csr_tensor(crow, tc[m], w[m], (n, V),
+                                                 # (n, d): sum_j w_j E_{x_j}
+                                                 check_invariants=False) @ E
     with warnings.catch_warnings():
-        warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')   # torch's notice, once per process
+        # torch's notice, once per process
+        warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
         A, S = sum_rows(a), sum_rows(s)
     w = torch.zeros(V, dtype=E.dtype).index_add_(0, tc[m], (l1[:, None] * a)[m]) / n
     H = (A.T * l2) @ A - (S.T * l1) @ A
@@ -95,7 +113,8 @@ def _phi1(x):
 
 def _psi(x):
     "(x - 1 + e^-x) / x^2 elementwise, 1/2 at 0 (series below 1e-3)."
-    return torch.where(x.abs() < 1e-3, 0.5 - x / 6 + x * x / 24, (x + torch.expm1(-x)) / torch.where(x == 0, 1., x) ** 2)
+    return torch.where(x.abs() < 1e-3, 0.5 - x / 6 + x * x / 24,
+                       (x + torch.expm1(-x)) / torch.where(x == 0, 1., x) ** 2)
 
 def _sufficient(lq, f0, dec):
     """Armijo's test lq <= f0 + dec (dec = c x the step's first-order change, < 0) on a finite lq; where |dec| is below float64's
@@ -112,7 +131,8 @@ def _exp_euler(f, lin, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
     for _ in range(max_tries + 1):
         dp = lin.step(h, g)
         dz = (E @ dp).abs().max().item()
-        if not math.isfinite(dz): h *= 0.1; n_err += 1; continue          # e^{h|lambda|} overflowed along negative curvature
+        # e^{h|lambda|} overflowed along negative curvature
+        if not math.isfinite(dz): h *= 0.1; n_err += 1; continue
         if cap is not None and dz > cap: h *= max(0.1, min(0.9, cap / dz)); n_err += 1; continue
         q = p + dp; lq, (loss_q, g_q) = f(q); lq = float(lq)
         err = (E @ lin.error(h, g_q - g - lin.matvec(dp))).abs().max().item()
@@ -136,7 +156,8 @@ class FlowStep:
         "dp = -Q (h phi_1(h lam) Q^T g)."
         return -self.Q @ (h * _phi1(h * self.lam) * (self.Q.T @ g))
     def error(self, h, r):
-        "Q (h psi(h lam) Q^T r): the local error of the step in p, for the residual r = g(q) - g - H dp."
+        """Q (h psi(h lam) Q^T r): the local error of the step in p, for the residual r = g(q) - g -
+        H dp."""
         return self.Q @ (h * _psi(h * self.lam) * (self.Q.T @ r))
     def matvec(self, x):
         "H x (from the eigenpairs when H itself is not kept)."
@@ -148,18 +169,21 @@ def _one_minus_cos(p, q):
     return 0.5 * (p / p.norm() - q / q.norm()).norm().item() ** 2
 
 def _max_weight(z, tokens):
-    "Mean over sequences of the largest softmax weight of z: 1 once every sequence has chosen one token."
+    """Mean over sequences of the largest softmax weight of z: 1 once every sequence has chosen one
+    token."""
     t = token_ids(tokens); zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
     return (zX.max(1).values - torch.logsumexp(zX, 1)).exp().mean().item()
 
 def _min_top_gap(z, tokens):
-    "min over sequences of the gap between the largest score and the largest score of a different token (inf if none)."
+    """min over sequences of the gap between the largest score and the largest score of a different
+    token (inf if none)."""
     t = token_ids(tokens); zX = z[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
     i = zX.argmax(1, keepdim=True); top = t.gather(1, i)
     return (zX.max(1).values - zX.masked_fill(t == top, -math.inf).max(1).values).min().item()
 
 def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
-    "Backtracking along d: the first eta/2^k with f(p + eta d) <= f(p) + c eta g.d; (p, loss, g, eta, halvings) or None."
+    """Backtracking along d: the first eta/2^k with f(p + eta d) <= f(p) + c eta g.d; (p, loss, g,
+    eta, halvings) or None."""
     slope = (g @ d).item()
     for k in range(max_halvings + 1):
         q = p + eta * d; lq, gq = f(q); lq = float(lq)
@@ -171,47 +195,68 @@ def excess_loss(u, z, tokens, labels, sel):
     """L(z) - L_sel with L_sel = mean softplus(-y u_sel) (the infimum when sel is the arg-max of y u), exact far below
     float64's resolution of L: per sequence log1p(sigmoid(-y u_r) expm1(delta)), delta = sum_j sigma_j y (u_r - u_j);
     where that product overflows or sigmoid(-y u_r) underflows, in log space: softplus(log sigmoid(-y u_r) + log expm1(delta))."""
-    ts = TokenSet.make(tokens, labels); t, m = ts.tokens, ts.mask; y = ts.y.to(u.dtype); sel = torch.as_tensor(sel)
+    ts = TokenSet.make(tokens, labels)
+    t, m = ts.tokens, ts.mask
+    y = ts.y.to(u.dtype)
+    sel = torch.as_tensor(sel)
     hr = y * u[sel]
     gap = (hr[:, None] - y[:, None] * u[t.clamp(min=0)]).masked_fill(~m, 0.)
     w = torch.softmax(z[t.clamp(min=0)].masked_fill(~m, -math.inf), 1)
     delta = (w * gap).sum(1)
     sig = torch.sigmoid(-hr)
     direct = torch.log1p(sig * torch.expm1(delta))
-    ok = (delta < 700) & (sig >= torch.finfo(u.dtype).tiny)   # expm1 finite and sigmoid a normal number: the direct form is exact
+    # expm1 finite and sigmoid a normal number: the direct form is exact
+    ok = (delta < 700) & (sig >= torch.finfo(u.dtype).tiny)
     if bool(ok.all()): return direct.mean()
-    logs = -torch.nn.functional.softplus(hr) + delta + torch.log(-torch.expm1(-delta))   # log(sigmoid(-h_r) expm1(delta))
+    # log(sigmoid(-h_r) expm1(delta))
+    logs = -torch.nn.functional.softplus(hr) + delta + torch.log(-torch.expm1(-delta))
     return torch.where(ok, direct, torch.nn.functional.softplus(logs)).mean()
 
 # %% ../../nbs/theory/03b_stage2.ipynb #b02b6c1f
 CAP_UNTIL = 0.99     # the attention has chosen once the mean largest softmax weight reaches this
 FLOW_TOL = 2.5e-3    # the flow integrator's local error per step in every score (0.05^2)
-SCORE_CAP = 0.05     # the capped schemes' largest change of a score per step while the attention has not chosen
+SCORE_CAP = 0.05     # the capped schemes' largest change of a score per step while the attention
+                     # has not chosen
 SCHEME_NAMES = ('normalized', 'armijo', 'flow')
 
-UNTIL_END = Kind(lambda name, x, fix='': x if x == math.inf else check_positive(name, x, fix), positive_float)
+UNTIL_END = Kind(lambda name, x, fix='': x if x == math.inf else check_positive(name, x, fix),
+                 positive_float)
 
 @dataclass(frozen=True)
 class Stage2Config:
-    "How stage 2 runs, passed whole to its scheme (`stage2`); checked when made (a ValueError names the field and the fix)."
-    scheme: str = param('normalized', "the scheme: 'normalized' (fixed normalised steps), 'armijo' (capped Armijo "
-                        "steps, then momentum) or 'flow' (exponential-Euler steps of the flow)", choices=SCHEME_NAMES)
+    """How stage 2 runs, passed whole to its scheme (`stage2`); checked when made (a ValueError
+    names the field and the fix)."""
+    scheme: str = param('normalized',
+                        "the scheme: 'normalized' (fixed normalised steps), 'armijo' (capped "
+                        "Armijo steps, then momentum) or 'flow' (exponential-Euler steps of the "
+                        "flow)",
+                        choices=SCHEME_NAMES)
     steps: int = param(1000, 'the most normalised steps after the capped phase', NONNEG_INT)
     lr: float = param(0.1, "the normalised-GD step (Armijo's first trial step)", POSITIVE)
     normalized: bool = param(True, 'True: steps along -grad/|grad|; False: along -grad', FLAG)
-    score_cap: float | None = param(None, 'a cap > 0 on the change of every score per step until the attention has '
-                                    'chosen', POSITIVE)
-    cap_until: float = param(CAP_UNTIL, 'the mean largest attention weight that ends the capped phase (inf: never)',
+    score_cap: float | None = param(None,
+                                    'a cap > 0 on the change of every score per step until the '
+                                    'attention has chosen', POSITIVE)
+    cap_until: float = param(CAP_UNTIL,
+                             'the mean largest attention weight that ends the capped phase (inf: '
+                             'never)',
                              UNTIL_END)
-    cap_steps: int = param(50000, 'the most capped steps (on top of the normalised ones)', NONNEG_INT)
-    momentum: float = param(0., 'heavy-ball momentum in [0, 1) once the attention has chosen', FRACTION)
-    step_growth: float = param(1., "a factor >= 1 for Armijo's trial step after 10 steps without halving (1: lr at "
-                               "every step)", FACTOR)
+    cap_steps: int = param(50000, 'the most capped steps (on top of the normalised ones)',
+                           NONNEG_INT)
+    momentum: float = param(0., 'heavy-ball momentum in [0, 1) once the attention has chosen',
+                            FRACTION)
+    step_growth: float = param(1.,
+                               "a factor >= 1 for Armijo's trial step after 10 steps without "
+                               "halving (1: lr at every step)", FACTOR)
     max_lr: float | None = param(None, 'the largest trial step', POSITIVE)
-    stop_gap: float | None = param(None, "the score gap by which every sequence's top token leads the next when the run "
-                                   "stops (below ~700, where float64's softmax weights underflow)", POSITIVE)
-    flow_tol: float = param(FLOW_TOL, 'the local error allowed per flow step in every score, x max(1, smallest '
-                            'top-token gap)', POSITIVE)
+    stop_gap: float | None = param(None,
+                                   "the score gap by which every sequence's top token leads the "
+                                   "next when the run stops (below ~700, where float64's softmax "
+                                   "weights underflow)",
+                                   POSITIVE)
+    flow_tol: float = param(FLOW_TOL,
+                            'the local error allowed per flow step in every score, x max(1, '
+                            'smallest top-token gap)', POSITIVE)
     record_every: int = param(1, 'the history every this many steps', POSITIVE_INT)
     keep_p_every: int = param(0, 'p kept every this many steps (0: never)', NONNEG_INT)
     progress: bool = param(False, 'a progress bar', FLAG)
@@ -220,53 +265,65 @@ class Stage2Config:
         "Raise a ValueError naming the first bad field and what to pass instead."
         check_params(self)
         if (self.momentum > 0 or self.step_growth > 1) and self.scheme == 'normalized':
-            raise ValueError("momentum and step_growth need monotone=True (scheme 'armijo'): the Armijo search is what keeps "
-                             "them on the flow's path")
+            raise ValueError("momentum and step_growth need monotone=True (scheme 'armijo'): the "
+                             "Armijo search is what keeps them on the flow's path")
 
 # %% ../../nbs/theory/03b_stage2.ipynb #4f37b4ed
 class _Recorder:
-    "The one history recorder of a stage-2 run: what p looks like at a step, appended to `hist` (a GDHistory)."
+    """The one history recorder of a stage-2 run: what p looks like at a step, appended to `hist` (a
+    GDHistory)."""
     def __init__(self, E, ts, mm, sel):
         self.E, self.ts, self.mm, self.sel = E, ts, mm, sel
         if mm is not None:
-            self.A = E[mm.pairs[:, 0]] - E[mm.pairs[:, 1]]; self.pmm_norm = mm.p.norm().item() if mm.feasible else float('nan')
+            self.A = E[mm.pairs[:, 0]] - E[mm.pairs[:, 1]]
+            self.pmm_norm = mm.p.norm().item() if mm.feasible else float('nan')
         self.hist = GDHistory(); self.t_start = time.time()
 
     def __call__(self, step, loss, g, p):
         hist, gm = self.hist, g.abs().max().item(); hist.time_s.append(time.time() - self.t_start)
         hist.step.append(step); hist.loss.append(float(loss)); hist.pnorm.append(p.norm().item())
         hist.grad_norm.append(gm * (g / gm).norm().item() if gm > 0 else 0.)
-        on, rest = selection_mass(self.E @ p, self.ts, self.sel); hist.sel_mass.append(on); hist.nonsel_mass.append(rest)
+        on, rest = selection_mass(self.E @ p, self.ts,
+                                  self.sel); hist.sel_mass.append(on); hist.nonsel_mass.append(rest)
         if self.mm is not None:
             mg = (self.A @ p).min().item(); hist.margin.append(mg)
             hist.norm_margin.append(self.pmm_norm * mg / max(p.norm().item(), 1e-300))
-            hist.one_minus_cos.append(_one_minus_cos(p, self.mm.p) if self.mm.feasible and p.norm() > 0 else float('nan'))
+            hist.one_minus_cos.append(
+                _one_minus_cos(p, self.mm.p) if self.mm.feasible and p.norm() > 0 else float('nan')
+            )
 
 def _stop_reason(s, gmax, z, stop_gap, monotone):
     "Why the run `s` stops at its step (the one stop rule of every scheme), or None to go on."
     if not (torch.isfinite(gmax) and math.isfinite(s.loss)):
-        return f'non-finite loss or gradient at step {s.step} (loss {float(s.loss):.3g}, max |grad| = {gmax.item():.3g})'
+        return (f'non-finite loss or gradient at step {s.step} (loss {float(s.loss):.3g}, max '
+                f'|grad| = {gmax.item():.3g})')
     if gmax == 0: return f'gradient underflow at step {s.step} (max |grad| = 0)'
     if stop_gap is not None and s.step > 0 and _min_top_gap(z, s.ts) >= stop_gap:
-        return f'score gap {stop_gap:g} reached at step {s.step}: every sequence\'s top token leads the next by at least that'
+        return (f'score gap {stop_gap:g} reached at step {s.step}: every sequence\'s top token '
+                f'leads the next by at least that')
     if monotone and s.ex == 0 and s.step > 0:
-        return f'excess loss underflow at step {s.step} (L - L_inf = 0 in float64: the selection is complete)'
+        return (f'excess loss underflow at step {s.step} (L - L_inf = 0 in float64: the selection '
+                f'is complete)')
 
 # %% ../../nbs/theory/03b_stage2.ipynb #469b4548
 class Stage2:
-    "The loop every stage-2 scheme shares: record, stop rule, then the scheme's `advance` (one step) until done."
-    monotone = False                                   # whether steps are accepted on Armijo's test of the excess loss
+    """The loop every stage-2 scheme shares: record, stop rule, then the scheme's `advance` (one
+    step) until done."""
+    monotone = False                                   # whether steps are accepted on Armijo's test
+                                                       # of the excess loss
     def __init__(self, cfg: Stage2Config): self.cfg = cfg
     def capped_at_start(self): return self.cfg.score_cap is not None
 
     def run(self, E, v, tokens, labels, p0=None, mm=None, sel=None, grad_fn=None):
-        "From p0 (default 0) with E, v fixed; records a GDHistory against `mm` (MaxMarginResult); (p, history)."
+        """From p0 (default 0) with E, v fixed; records a GDHistory against `mm` (MaxMarginResult);
+        (p, history)."""
         s = self._start(E, v, tokens, labels, p0, mm, sel, grad_fn)
         while self._iterate(s): pass
         s.bar.close()
         if self.monotone and not s.hist.monotone():
-            raise AssertionError(f"the loss increased in a monotone run: max increase {np.diff(s.hist.step_loss).max():.3g}, "
-                                 f"of the excess loss {np.diff(s.hist.step_excess).max():.3g}")
+            raise AssertionError(f"the loss increased in a monotone run: max increase "
+                                 f"{np.diff(s.hist.step_loss).max():.3g}, of the excess loss "
+                                 f"{np.diff(s.hist.step_excess).max():.3g}")
         return s.p, s.hist
 
     def _start(self, E, v, tokens, labels, p0, mm, sel, grad_fn):
@@ -274,22 +331,29 @@ class Stage2:
         c = self.cfg; ts = TokenSet.make(tokens, labels, E.shape[0]); labels = ts.labels
         u = E @ v
         p = torch.zeros(E.shape[1], dtype=E.dtype) if p0 is None else p0.clone()
-        ref = selection(u, ts, labels)                    # the arg-max of y u: L_ref is the infimum of the loss
+        # the arg-max of y u: L_ref is the infimum of the loss
+        ref = selection(u, ts, labels)
         rec = _Recorder(E, ts, mm, ref if sel is None else sel)
         grad_fn = grad_fn or (lambda p: p_loss_and_grad(E, u, p, ts, labels))
-        obj = (lambda q: (excess_loss(u, E @ q, ts, labels, ref), grad_fn(q))) if self.monotone else None
+        obj = (lambda q: (excess_loss(u, E @ q, ts, labels, ref),
+                          grad_fn(q))) if self.monotone else None
         loss, g = grad_fn(p)
         ex = float(excess_loss(u, E @ p, ts, labels, ref)) if self.monotone else None
-        return SimpleNamespace(E=E, u=u, ts=ts, p=p, loss=loss, g=g, ex=ex, step=0, n_free=0, capping=self.capped_at_start(),
-                               h_flow=None, eta_last=c.lr, streak=0, d_last=None, obj=obj, grad_fn=grad_fn, record=rec,
-                               hist=rec.hist, bar=tqdm(total=c.steps, disable=not c.progress, desc='GD on p', leave=False))
+        return SimpleNamespace(E=E, u=u, ts=ts, p=p, loss=loss, g=g, ex=ex, step=0, n_free=0,
+                               capping=self.capped_at_start(),
+                               h_flow=None, eta_last=c.lr, streak=0, d_last=None, obj=obj,
+                               grad_fn=grad_fn, record=rec,
+                               hist=rec.hist,
+                               bar=tqdm(total=c.steps, disable=not c.progress, desc='GD on p',
+                                        leave=False))
 
     def _iterate(self, s):
         "Record step s.step, apply the stop rule, then take one step; False once the run is over."
         c, hist = self.cfg, s.hist
         hist.step_loss.append(float(s.loss))
         if self.monotone: hist.step_excess.append(s.ex)
-        gmax = s.g.abs().max()                        # scale first: squares of 1e-160 underflow in g.norm()
+        gmax = s.g.abs().max()                        # scale first: squares of 1e-160 underflow in
+                                                      # g.norm()
         z = s.E @ s.p                                 # the scores at p, for this step's tests
         s.capping = s.capping and hist.n_capped < c.cap_steps and _max_weight(z, s.ts) < c.cap_until
         done = s.n_free >= c.steps and not s.capping
@@ -305,7 +369,8 @@ class Stage2:
         return self.advance(s, -(gs / gs.norm() if c.normalized else s.g), z)
 
     def _capped(self, s, d, eta):
-        "eta, capped while the attention has not chosen so that no score moves by more than score_cap; counts the step."
+        """eta, capped while the attention has not chosen so that no score moves by more than
+        score_cap; counts the step."""
         if s.capping:
             dz = (s.E @ d).abs().max().item(); s.hist.n_capped += 1
             if eta * dz > self.cfg.score_cap: eta = self.cfg.score_cap / dz
@@ -314,7 +379,8 @@ class Stage2:
 
 # %% ../../nbs/theory/03b_stage2.ipynb #aea94703
 class NormalisedGD(Stage2):
-    "p <- p + lr d with d = -grad/|grad| (or -grad), the step capped at score_cap in every score until the attention has chosen."
+    """p <- p + lr d with d = -grad/|grad| (or -grad), the step capped at score_cap in every score
+    until the attention has chosen."""
     def advance(self, s, d, z):
         eta = self._capped(s, d, self.cfg.lr)
         s.step += 1
@@ -337,11 +403,13 @@ class CappedArmijo(Stage2):
         s.step += 1
         acc = _armijo(s.obj, s.p, s.ex, s.g, d, eta)
         if acc is None:
-            s.hist.stop_reason = (f'no descent at step {s.step - 1}: the Armijo condition failed down to a step of lr / 2^60 '
+            s.hist.stop_reason = (f'no descent at step {s.step - 1}: the Armijo condition failed '
+                                  f'down to a step of lr / 2^60 '
                                   '(a non-monotone step was refused)')
             s.record(s.step - 1, s.loss, s.g, s.p); return False
         s.p, s.ex, (s.loss, s.g), eta_acc, k = acc; s.hist.n_backtracks += k
-        shrunk = eta_acc < s.eta_last                 # halved below the last accepted step (not just undoing a growth)
+        shrunk = eta_acc < s.eta_last                 # halved below the last accepted step (not
+                                                      # just undoing a growth)
         if not s.capping: s.eta_last = eta_acc
         if k: s.streak = 0
         else: s.streak = 0 if s.streak >= 10 else s.streak + 1
@@ -357,27 +425,34 @@ class ExpEulerFlow(CappedArmijo):
     def linear_step(self, s):
         """The linear algebra of a step at s.p, solved on the row space of E (`token_space.RowSpace`, made once per run):
         O(d V^2 + V^3) instead of the d x d Hessian's O(d^3)."""
-        from attn_tokens.theory.token_space import RowSpace        # token_space builds on this module's p_hessian
+        # token_space builds on this module's p_hessian
+        from attn_tokens.theory.token_space import RowSpace
         if getattr(s, 'rows', None) is None: s.rows = RowSpace(s.E)
         return FlowStep(*s.rows.hessian_eigh(s.u, s.p, s.ts, s.ts.labels))
 
     def advance(self, s, d, z):
         if not s.capping: return super().advance(s, d, z)
         c = self.cfg; s.hist.n_capped += 1; s.step += 1
-        if s.h_flow is None: s.h_flow = (c.score_cap or math.sqrt(c.flow_tol)) / (s.E @ s.g).abs().max().item()
-        tol = c.flow_tol * max(1., _min_top_gap(z, s.ts))     # relative to the smallest decided gap (see above)
-        q, ex_q, lg, s.h_flow, n_err, n_arm = _exp_euler(s.obj, self.linear_step(s), s.E, s.p, s.ex, s.g, s.h_flow, tol,
+        if s.h_flow is None:
+            s.h_flow = (c.score_cap or math.sqrt(c.flow_tol)) / (s.E @ s.g).abs().max().item()
+        # relative to the smallest decided gap (see above)
+        tol = c.flow_tol * max(1., _min_top_gap(z, s.ts))
+        q, ex_q, lg, s.h_flow, n_err, n_arm = _exp_euler(s.obj, self.linear_step(s), s.E, s.p, s.ex,
+                                                         s.g, s.h_flow, tol,
                                                          c.score_cap)
         s.hist.n_rejected += n_err; s.hist.n_backtracks += n_arm
         if q is None:
-            s.hist.stop_reason = (f'no descent at step {s.step - 1}: the flow integrator\'s step was shrunk 60 times without '
-                                  'meeting the Armijo condition and the error tolerance (a non-monotone step was refused)')
+            s.hist.stop_reason = (f'no descent at step {s.step - 1}: the flow integrator\'s step '
+                                  f'was shrunk 60 times without '
+                                  'meeting the Armijo condition and the error tolerance (a '
+                                  'non-monotone step was refused)')
             s.record(s.step - 1, s.loss, s.g, s.p); return False
         s.p, s.ex, (s.loss, s.g) = q, ex_q, lg
         return True
 
 SCHEMES = dict(normalized=NormalisedGD, armijo=CappedArmijo, flow=ExpEulerFlow)
-CAPPED_ARMIJO = Stage2Config('armijo', lr=0.1, score_cap=SCORE_CAP)   # the studies' capped scheme (03d): no momentum
+# the studies' capped scheme (03d): no momentum
+CAPPED_ARMIJO = Stage2Config('armijo', lr=0.1, score_cap=SCORE_CAP)
 
 def stage2(cfg: Stage2Config) -> Stage2:
     "The scheme `cfg.scheme` names, holding `cfg`."
@@ -385,22 +460,28 @@ def stage2(cfg: Stage2Config) -> Stage2:
 
 # %% ../../nbs/theory/03b_stage2.ipynb #c1f4b9d9
 def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=None, sel=None,
-         record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False, score_cap=None, cap_until=CAP_UNTIL,
+         record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False,
+         score_cap=None, cap_until=CAP_UNTIL,
          cap_steps=50000, momentum=0., step_growth=1., max_lr=None, stop_gap=None, flow_tol=None):
     """Stage 2 named by flags: `NormalisedGD` (monotone=False), `CappedArmijo` (monotone=True) or `ExpEulerFlow`
     (monotone=True with flow_tol); the other arguments are `Stage2Config`'s fields. Returns (p, GDHistory)."""
     if flow_tol is not None and not monotone:
-        raise ValueError("flow_tol needs monotone=True (its steps are accepted on the Armijo condition)")
+        raise ValueError("flow_tol needs monotone=True (its steps are accepted on the Armijo "
+                         "condition)")
     scheme = 'normalized' if not monotone else 'armijo' if flow_tol is None else 'flow'
-    cfg = Stage2Config(scheme, steps=steps, lr=lr, normalized=normalized, score_cap=score_cap, cap_until=cap_until,
-                       cap_steps=cap_steps, momentum=momentum, step_growth=step_growth, max_lr=max_lr, stop_gap=stop_gap,
-                       flow_tol=FLOW_TOL if flow_tol is None else flow_tol, record_every=record_every,
+    cfg = Stage2Config(scheme, steps=steps, lr=lr, normalized=normalized, score_cap=score_cap,
+                       cap_until=cap_until,
+                       cap_steps=cap_steps, momentum=momentum, step_growth=step_growth,
+                       max_lr=max_lr, stop_gap=stop_gap,
+                       flow_tol=FLOW_TOL if flow_tol is None else flow_tol,
+                       record_every=record_every,
                        keep_p_every=keep_p_every, progress=progress)
     return stage2(cfg).run(E, v, tokens, labels, p0=p0, mm=mm, sel=sel, grad_fn=grad_fn)
 
 # %% ../../nbs/theory/03b_stage2.ipynb #7e4d101e
 def pair_weights(E, v, p, tokens, labels, sel, pairs):
-    "mu (m,): -grad_p L = A^T mu with mu_k = (1/n) sum over occurrences of pair k of g sigma_j (f~ - h_j) (Step 4)."
+    """mu (m,): -grad_p L = A^T mu with mu_k = (1/n) sum over occurrences of pair k of g sigma_j (f~
+    - h_j) (Step 4)."""
     t = token_ids(tokens); m = t >= 0; y = core.signed_labels(labels, E.dtype); V = E.shape[0]
     s = torch.softmax((E @ p)[t.clamp(min=0)].masked_fill(~m, -math.inf), 1)
     h = y[:, None] * (E @ v)[t.clamp(min=0)]
@@ -410,5 +491,6 @@ def pair_weights(E, v, p, tokens, labels, sel, pairs):
     key = (torch.as_tensor(sel)[:, None] * V + t)[keep]
     pk = pairs[:, 0] * V + pairs[:, 1]
     idx = torch.searchsorted(pk, key)
-    if (idx >= len(pk)).any() or (pk[idx.clamp(max=len(pk) - 1)] != key).any(): raise ValueError("pairs do not cover the selection")
+    if (idx >= len(pk)).any() or (pk[idx.clamp(max=len(pk) - 1)] != key).any():
+        raise ValueError("pairs do not cover the selection")
     return torch.zeros(len(pairs), dtype=E.dtype).index_add_(0, idx, w[keep])

@@ -11,26 +11,32 @@ from .stage2 import p_hessian
 
 # %% ../../nbs/theory/03e_token_space.ipynb #f3353825
 class RowSpace:
-    "E = Et Q^T from a thin QR of E^T (Q: d x k orthonormal, k = min(d, V)): the stage-2 flow step in k dimensions."
+    """E = Et Q^T from a thin QR of E^T (Q: d x k orthonormal, k = min(d, V)): the stage-2 flow step
+    in k dimensions."""
     def __init__(self, E):
         self.Q, R = torch.linalg.qr(E.T, mode='reduced')   # E^T = Q R, exact for any rank of E
-        self.Et = R.T                                       # (V, k): the token set's embeddings in the coordinates c = Q^T p
+        # (V, k): the token set's embeddings in the coordinates c = Q^T p
+        self.Et = R.T
     def coords(self, p):
-        "c = Q^T p: the coordinates of p's component in range(Q) (the rest never moves under the flow)."
+        """c = Q^T p: the coordinates of p's component in range(Q) (the rest never moves under the
+        flow)."""
         return self.Q.T @ p
     def hessian(self, u, p, tokens, labels):
         "K = Q^T H Q (k x k): `p_hessian` on the embeddings Et at c = Q^T p; H = Q K Q^T."
         return p_hessian(self.Et, u, self.coords(p), tokens, labels)
     def hessian_eigh(self, u, p, tokens, labels):
-        "(lam, QW): the eigenpairs of H on range(Q), K = W diag(lam) W^T; `gd_p.FlowStep(lam, QW)` is the flow's step."
+        """(lam, QW): the eigenpairs of H on range(Q), K = W diag(lam) W^T; `gd_p.FlowStep(lam, QW)`
+        is the flow's step."""
         lam, W = torch.linalg.eigh(self.hessian(u, p, tokens, labels))
         return lam, Basis(self.Q, W)
 
 class Basis:
-    "The d x k matrix Q W kept as its two factors: B @ x = Q (W x), B.T @ y = W^T (Q^T y), O(dk) each (forming Q W: O(dk^2))."
+    """The d x k matrix Q W kept as its two factors: B @ x = Q (W x), B.T @ y = W^T (Q^T y), O(dk)
+    each (forming Q W: O(dk^2))."""
     def __init__(self, Q, W, transposed=False): self.Q, self.W, self.transposed = Q, W, transposed
     @property
     def T(self): return Basis(self.Q, self.W, not self.transposed)
     def __neg__(self): return Basis(self.Q, -self.W, self.transposed)
-    def __matmul__(self, x): return self.W.T @ (self.Q.T @ x) if self.transposed else self.Q @ (self.W @ x)
+    def __matmul__(self, x):
+        return self.W.T @ (self.Q.T @ x) if self.transposed else self.Q @ (self.W @ x)
     def dense(self): return (self.Q @ self.W).T if self.transposed else self.Q @ self.W
