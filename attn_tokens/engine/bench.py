@@ -177,14 +177,12 @@ def _check_memory(cfg: BenchConfig):
                         f"the benchmark of n={cfg.n}, V={cfg.V}, d={cfg.d} ({cfg.dtype})",
                         "lower --d, --V or --n (--quick is small)")
 
-# %% ../../nbs/engine/07_bench.ipynb #c673dc64
-def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
-    "Time the engine (both backends) and the reference on `cfg`; return a dict of figures."
-    _check_memory(cfg)
-    tokens, labels, E, p, v = imdb_like_batch(cfg)
-    tb = TokenBatch.make(tokens, labels, cfg.V)
+# %% ../../nbs/engine/07_bench.ipynb #b3e7a1c5
+def _time_steps(cfg, tokens, labels, E, p, v, tb, best):
+    """Median seconds of the engine's step (each backend), a copy of E, preparing a batch, a GD
+    and an Adam step, and the step without a buffer or from raw tokens; and the Adam variant
+    used."""
     buf = torch.empty_like(E)
-    best = 'kernel' if kernel.available() else 'torch'
     step = lambda backend: (lambda: loss_and_grads(E, p, v, tb, labels, out=buf, backend=backend))
     # the same memory the engine reads and writes
     copy = lambda: buf.copy_(E)
@@ -202,7 +200,32 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
     t = median_times({'kernel': step('kernel'), 'torch': step('torch'), 'copy': copy,
                       **user} if best == 'kernel'
                      else {'torch': step('torch'), 'copy': copy, **user}, cfg.repeats)
-    del Eg, model, opt
+    return t, variant
+
+def _reference_figures(cfg, tokens, labels, E, p, v, t, best):
+    """reference_ms and speedup (the reference timed on the whole batch), and the largest relative
+    error of each backend against the reference (checked on a subset)."""
+    ref = median_time(lambda: reference_loss_and_grads(E, p, v, tokens, labels, progress=True),
+                      cfg.ref_repeats, warmup=0)
+    res = dict(reference_ms=1e3 * ref, speedup=ref / t[best])
+    # the three agree (checked on a subset)
+    m = min(cfg.n, 500)
+    out_r = reference_loss_and_grads(E, p, v, tokens[:m], labels[:m])
+    for b in ('torch', best):
+        out_e = loss_and_grads(E, p, v, tokens[:m], labels[:m], backend=b)
+        res[f'max_rel_err_{b}'] = max(float((x - y).norm() / y.norm()) for x,
+                                      y in zip(out_e, out_r))
+    res['max_rel_err'] = res[f'max_rel_err_{best}']
+    return res
+
+# %% ../../nbs/engine/07_bench.ipynb #c673dc64
+def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
+    "Time the engine (both backends) and the reference on `cfg`; return a dict of figures."
+    _check_memory(cfg)
+    tokens, labels, E, p, v = imdb_like_batch(cfg)
+    tb = TokenBatch.make(tokens, labels, cfg.V)
+    best = 'kernel' if kernel.available() else 'torch'
+    t, variant = _time_steps(cfg, tokens, labels, E, p, v, tb, best)
     res = dict(
         config=asdict(cfg),
         n_tokens=int(tb.lengths.sum()),
@@ -228,18 +251,7 @@ def run_bench(cfg: BenchConfig = BenchConfig(), reference=True):
         res[f'{k}_copy_fraction'] = bytes_ / t[k] / 1e9 / res['copy_GBps']
     res.update(adam_variant=variant, targets=TARGETS)
     res.update(pool_bench(cfg, tokens, labels, E, p, v, best))
-    if reference:
-        ref = median_time(lambda: reference_loss_and_grads(E, p, v, tokens, labels, progress=True),
-                          cfg.ref_repeats, warmup=0)
-        res.update(reference_ms=1e3 * ref, speedup=ref / t[best])
-        # the three agree (checked on a subset)
-        m = min(cfg.n, 500)
-        out_r = reference_loss_and_grads(E, p, v, tokens[:m], labels[:m])
-        for b in ('torch', best):
-            out_e = loss_and_grads(E, p, v, tokens[:m], labels[:m], backend=b)
-            res[f'max_rel_err_{b}'] = max(float((x - y).norm() / y.norm()) for x,
-                                          y in zip(out_e, out_r))
-        res['max_rel_err'] = res[f'max_rel_err_{best}']
+    if reference: res.update(_reference_figures(cfg, tokens, labels, E, p, v, t, best))
     res['copy_fraction'] = res['engine_GBps'] / res['copy_GBps']
     res['torch_copy_fraction'] = res['torch_GBps'] / res['copy_GBps']
     return res

@@ -35,6 +35,38 @@ def stage1_line_search(E0, v, tokens, labels, lo=1e-3, hi=1e9):
     return math.exp(scipy.optimize.minimize_scalar(L, bounds=(math.log(lo), math.log(hi)),
                                                    method='bounded', options=dict(xatol=1e-6)).x)
 
+# %% ../../nbs/experiments/05a_selection_studies.ipynb #5d2c8e14
+def _off_cycle_max_margin(E, pairs, on_cycle, cg_first, cg_add, cg_rounds):
+    """Max-margin on the pairs off the selection's cycles (is the cycle structure the only
+    obstruction?): their number, feasibility, solver rounds and time, summary, norm of p and
+    working set; {} when there are none."""
+    rest = ~on_cycle
+    if not rest.any(): return {}
+    pr = pairs[rest]; ts = time.time()
+    mm_rest, rounds = max_margin_cg(E, pr, first=cg_first, add=cg_add, max_rounds=cg_rounds)
+    return dict(rest_pairs=len(pr), rest_feasible=mm_rest.feasible, rest_rounds=rounds,
+                rest_solve_s=time.time() - ts,
+                rest_summary=mm_rest.summary(),
+                rest_p_mm_norm=mm_rest.p.norm().item() if mm_rest.feasible else None,
+                rest_working_set=int((mm_rest.lam > 0).sum()))
+
+def _monotone_flow(E, v, t, labels, u, sel, conflict, steps, cap_steps):
+    """Stage 2 (the capped Armijo scheme for `steps` steps) from E: its figures (steps, capped
+    steps, monotone, time, losses, the selected mass per sequence summarised) and that mass."""
+    ts = time.time()
+    cfg = dataclasses.replace(CAPPED_ARMIJO, steps=steps, record_every=max(steps // 20, 1),
+                              cap_steps=10 * steps if cap_steps is None else cap_steps)
+    p, H = stage2(cfg).run(E, v, t, labels, sel=sel)
+    mass = sequence_mass(E @ p, t, sel)
+    L_inf = torch.nn.functional.softplus(-core.signed_labels(labels) * u[sel]).mean().item()
+    return dict(flow_steps=int(H.step[-1]), flow_capped=H.n_capped, flow_monotone=H.monotone(),
+                flow_s=time.time() - ts, loss0=H.step_loss[0],
+                loss=H.step_loss[-1], loss_inf=L_inf, mass_mean=mass.mean().item(),
+                mass_conflicting=mass[conflict].mean().item() if conflict.any() else None,
+                mass_not_conflicting=mass[~conflict].mean().item() if (~conflict).any() else None,
+                frac_mass_above_099=(mass > SELECTED_MASS).double().mean().item(),
+                mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist()), mass
+
 # %% ../../nbs/experiments/05a_selection_studies.ipynb #09a9086a
 def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, steps=200,
                          cap_steps=None, cg_first=2000, cg_add=2000, cg_rounds=30):
@@ -74,30 +106,9 @@ def real_selection_study(tokens, labels, V, d=64, eta0_factor=None, seed=0, step
         rest_pairs=0,
         rest_feasible=None,
     )
-    rest = ~cyc.on_cycle
-    if rest.any():                       # the pairs off the cycles: is the cycle structure the only
-                                         # obstruction?
-        pr = pairs[rest]; ts = time.time()
-        mm_rest, rounds = max_margin_cg(E, pr, first=cg_first, add=cg_add, max_rounds=cg_rounds)
-        out.update(rest_pairs=len(pr), rest_feasible=mm_rest.feasible, rest_rounds=rounds,
-                   rest_solve_s=time.time() - ts,
-                   rest_summary=mm_rest.summary(),
-                   rest_p_mm_norm=mm_rest.p.norm().item() if mm_rest.feasible else None,
-                   rest_working_set=int((mm_rest.lam > 0).sum()))
-    ts = time.time()
-    cfg = dataclasses.replace(CAPPED_ARMIJO, steps=steps, record_every=max(steps // 20, 1),
-                              cap_steps=10 * steps if cap_steps is None else cap_steps)
-    p, H = stage2(cfg).run(E, v, t, labels, sel=sel)
-    mass = sequence_mass(E @ p, t, sel)
-    L_inf = torch.nn.functional.softplus(-core.signed_labels(labels) * u[sel]).mean().item()
-    out.update(flow_steps=int(H.step[-1]), flow_capped=H.n_capped, flow_monotone=H.monotone(),
-               flow_s=time.time() - ts, loss0=H.step_loss[0],
-               loss=H.step_loss[-1], loss_inf=L_inf, mass_mean=mass.mean().item(),
-               mass_conflicting=mass[conflict].mean().item() if conflict.any() else None,
-               mass_not_conflicting=mass[~conflict].mean().item() if (~conflict).any() else None,
-               frac_mass_above_099=(mass > SELECTED_MASS).double().mean().item(),
-               mass_hist=np.histogram(mass.numpy(), bins=20, range=(0, 1))[0].tolist(),
-               time_s=time.time() - t0)
+    out.update(_off_cycle_max_margin(E, pairs, cyc.on_cycle, cg_first, cg_add, cg_rounds))
+    flow, mass = _monotone_flow(E, v, t, labels, u, sel, conflict, steps, cap_steps)
+    out.update(flow, time_s=time.time() - t0)
     return out, mass, conflict
 
 # %% ../../nbs/experiments/05a_selection_studies.ipynb #12e78eef
