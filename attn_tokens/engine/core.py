@@ -12,6 +12,7 @@ __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels',
 import math, numbers, threading
 from dataclasses import dataclass
 import numpy as np
+from fastcore.basics import patch
 import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
@@ -302,26 +303,9 @@ class TokenBatch:
     def __init__(self, blocks, n, V, lengths, labels, tokens, offsets, ids, counts, max_id,
                  growth=0.25, block_size=2**17):
         self.n, self.V, self.lengths, self.labels, self.tokens = n, V, lengths, labels, tokens
-        self.offsets, self.ids, self.counts, self.max_id, self._logc = (
-            offsets,
-            ids,
-            counts,
-            max_id,
-            {},
-        )
+        self.offsets, self.ids, self.counts, self.max_id = offsets, ids, counts, max_id
+        self._logc = {}
         self._blocks, self.growth, self.block_size = blocks, growth, block_size
-
-    def logc_as(self, dtype):
-        """The compressed rows' log-counts in `dtype` (None if every count is 1): log m computed in
-        float64, rounded once to `dtype`, made on first use and cached."""
-        if self.counts is None: return None
-        if dtype not in self._logc:
-            table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64,
-                                 device=self.counts.device).log().to(dtype)
-            out = _ROWS_POOL.empty(self.counts.shape, dtype, self.counts.device)
-            # table[0] = -inf is never read: counts >= 1
-            self._logc[dtype] = torch.index_select(table, 0, self.counts, out=out)
-        return self._logc[dtype]
 
     @property
     def logc(self):
@@ -365,12 +349,26 @@ class TokenBatch:
         return self._blocks
 
     @property
-    # distinct tokens, summed over sequences
-    def n_entries(self): return len(self.ids)
+    def n_entries(self): return len(self.ids)   # distinct tokens, summed over sequences
+
     def __repr__(self):
         blocks = '' if self._blocks is None else f", blocks={len(self._blocks)}"
         return (f"TokenBatch(n={self.n}, tokens={int(self.lengths.sum())}, "
                 f"entries={self.n_entries}{blocks})")
+
+# %% ../../nbs/engine/00_core.ipynb #5e9b3d70
+@patch
+def logc_as(self: TokenBatch, dtype):
+    """The compressed rows' log-counts in `dtype` (None if every count is 1): log m computed in
+    float64, rounded once to `dtype`, made on first use and cached."""
+    if self.counts is None: return None
+    if dtype not in self._logc:
+        table = torch.arange(int(self.counts.max()) + 1, dtype=torch.float64,
+                             device=self.counts.device).log().to(dtype)
+        out = _ROWS_POOL.empty(self.counts.shape, dtype, self.counts.device)
+        # table[0] = -inf is never read: counts >= 1
+        self._logc[dtype] = torch.index_select(table, 0, self.counts, out=out)
+    return self._logc[dtype]
 
 # %% ../../nbs/engine/00_core.ipynb #a6bdb530
 def _kernel_rows(tokens, V):

@@ -11,6 +11,7 @@ __all__ = ['traffic', 'TIMEOUT', 'JOIN', 'QUICK', 'free_port', 'launch', 'init',
 import argparse, atexit, contextlib, dataclasses, hashlib, io, os, socket, subprocess, sys, tempfile, time
 from pathlib import Path
 from datetime import timedelta
+from fastcore.basics import patch
 import torch
 import torch.distributed as dist
 from torch import nn
@@ -283,19 +284,15 @@ class DataParallel(nn.Module):
         if not isinstance(model, models.OneLayerAttention) or model.head != 'linear':
             raise ValueError(
                 f"DataParallel wraps a models.OneLayerAttention with head='linear', got "
-                f"{type(model).__name__}{'' if not hasattr(model, 'head') else f' with head={model.head!r}'}; run other models replicated"
-            )
+                f"{type(model).__name__}"
+                f"{'' if not hasattr(model, 'head') else f' with head={model.head!r}'}; "
+                f"run other models replicated")
         _world()
         # a list: not a submodule, so the parameters keep their names
         self.inner = [model]
         self.E, self.p, self.v = model.E, model.p, model.v     # the model's own Parameter objects
         self.V, self.d, self.n_classes, self.head, self.backend = (
-            model.V,
-            model.d,
-            model.n_classes,
-            model.head,
-            model.backend,
-        )
+            model.V, model.d, model.n_classes, model.head, model.backend)
         if broadcast: broadcast_parameters(self)
 
     def prepare(self, tokens, labels=None):
@@ -318,8 +315,8 @@ class DataParallel(nn.Module):
     def module(self): return self.inner[0]                       # the wrapped model
 
     def shard(self, *xs):
-        """This rank's contiguous part of each of `xs` (the same length n): rows n r // R to n (r +
-        1) // R."""
+        """This rank's contiguous part of each of `xs` (the same length n): rows n r // R
+        to n (r + 1) // R."""
         rank, world = _world()
         n = len(xs[0])
         return tuple(x[n * rank // world:n * (rank + 1) // world] for x in xs)
@@ -327,26 +324,22 @@ class DataParallel(nn.Module):
     def check_replicas(self, optimizer=None): check_replicas(self, optimizer)
     def scores(self): return self.inner[0].scores()
 
-    @torch.no_grad()
-    def evaluate(self, batch, labels):
-        "(mean loss, accuracy) over every rank's shard, the same on every rank."
-        f = self.forward(batch)
-        s = (
-            torch.stack(
-                [
-                    core.loss_fn(f, labels, 'sum'),
-                    (core.labels_from_logits(f) == labels).sum().to(f.dtype),
-                ]
-            )
-            if len(f)
-            else f.new_zeros(2)
-        )
-        buf = torch.cat([s.double(), torch.tensor([float(len(f))], dtype=torch.float64)])
-        _collective('all_reduce (evaluation)', dist.all_reduce, buf, buf)
-        if buf[2] == 0:
-            raise ValueError("no rank holds an evaluation sequence: give at least one rank a "
-                             "non-empty shard")
-        return float(buf[0] / buf[2]), float(buf[1] / buf[2])
+
+# %% ../../nbs/engine/11_distributed.ipynb #7b0c1a07
+@patch
+@torch.no_grad()
+def evaluate(self: DataParallel, batch, labels):
+    "(mean loss, accuracy) over every rank's shard, the same on every rank."
+    f = self.forward(batch)
+    s = (torch.stack([core.loss_fn(f, labels, 'sum'),
+                      (core.labels_from_logits(f) == labels).sum().to(f.dtype)])
+         if len(f) else f.new_zeros(2))
+    buf = torch.cat([s.double(), torch.tensor([float(len(f))], dtype=torch.float64)])
+    _collective('all_reduce (evaluation)', dist.all_reduce, buf, buf)
+    if buf[2] == 0:
+        raise ValueError("no rank holds an evaluation sequence: give at least one rank a "
+                         "non-empty shard")
+    return float(buf[0] / buf[2]), float(buf[1] / buf[2])
 
 # %% ../../nbs/engine/11_distributed.ipynb #9a1b2c02
 def writes():
