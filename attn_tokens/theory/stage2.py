@@ -12,6 +12,7 @@ import math, time, warnings
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 import numpy as np
+from fastcore.basics import patch
 import torch
 from tqdm.auto import tqdm
 from ..engine import core
@@ -309,8 +310,7 @@ def _stop_reason(s, gmax, z, stop_gap, monotone):
 class Stage2:
     """The loop every stage-2 scheme shares: record, stop rule, then the scheme's `advance` (one
     step) until done."""
-    monotone = False                                   # whether steps are accepted on Armijo's test
-                                                       # of the excess loss
+    monotone = False   # whether steps are accepted on Armijo's test of the excess loss
     def __init__(self, cfg: Stage2Config): self.cfg = cfg
     def capped_at_start(self): return self.cfg.score_cap is not None
 
@@ -342,8 +342,7 @@ class Stage2:
         return SimpleNamespace(E=E, u=u, ts=ts, p=p, loss=loss, g=g, ex=ex, step=0, n_free=0,
                                capping=self.capped_at_start(),
                                h_flow=None, eta_last=c.lr, streak=0, d_last=None, obj=obj,
-                               grad_fn=grad_fn, record=rec,
-                               hist=rec.hist,
+                               grad_fn=grad_fn, record=rec, hist=rec.hist,
                                bar=tqdm(total=c.steps, disable=not c.progress, desc='GD on p',
                                         leave=False))
 
@@ -352,10 +351,10 @@ class Stage2:
         c, hist = self.cfg, s.hist
         hist.step_loss.append(float(s.loss))
         if self.monotone: hist.step_excess.append(s.ex)
-        gmax = s.g.abs().max()                        # scale first: squares of 1e-160 underflow in
-                                                      # g.norm()
+        gmax = s.g.abs().max()   # scale first: squares of 1e-160 underflow in g.norm()
         z = s.E @ s.p                                 # the scores at p, for this step's tests
-        s.capping = s.capping and hist.n_capped < c.cap_steps and _max_weight(z, s.ts) < c.cap_until
+        s.capping = (s.capping and hist.n_capped < c.cap_steps
+                     and _max_weight(z, s.ts) < c.cap_until)
         done = s.n_free >= c.steps and not s.capping
         if s.step % c.record_every == 0 or done: s.record(s.step, s.loss, s.g, s.p)
         if c.keep_p_every and (s.step % c.keep_p_every == 0 or done): hist.ps[s.step] = s.p.clone()
@@ -368,14 +367,16 @@ class Stage2:
         gs = s.g / gmax
         return self.advance(s, -(gs / gs.norm() if c.normalized else s.g), z)
 
-    def _capped(self, s, d, eta):
-        """eta, capped while the attention has not chosen so that no score moves by more than
-        score_cap; counts the step."""
-        if s.capping:
-            dz = (s.E @ d).abs().max().item(); s.hist.n_capped += 1
-            if eta * dz > self.cfg.score_cap: eta = self.cfg.score_cap / dz
-        else: s.n_free += 1; s.bar.update()
-        return eta
+# %% ../../nbs/theory/03b_stage2.ipynb #469b454a
+@patch
+def _capped(self: Stage2, s, d, eta):
+    """eta, capped while the attention has not chosen so that no score moves by more than
+    score_cap; counts the step."""
+    if s.capping:
+        dz = (s.E @ d).abs().max().item(); s.hist.n_capped += 1
+        if eta * dz > self.cfg.score_cap: eta = self.cfg.score_cap / dz
+    else: s.n_free += 1; s.bar.update()
+    return eta
 
 # %% ../../nbs/theory/03b_stage2.ipynb #aea94703
 class NormalisedGD(Stage2):
