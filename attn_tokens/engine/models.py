@@ -72,9 +72,8 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
         else the engine's forward."""
         tb = self.prepare(batch)
         if self.head == 'mlp':
-            return self._readout(
-                torch.relu(core.attention_pool(self.E, self.p, tb) @ self.W.T + self.b)
-            )
+            h = core.attention_pool(self.E, self.p, tb)
+            return self._readout(torch.relu(h @ self.W.T + self.b))
         if torch.is_grad_enabled() and any(t.requires_grad for t in (self.E, self.p, self.v)):
             return self._readout(core.attention_pool(self.E, self.p, tb))
         return core.forward(self.E, self.p, self.v, tb, self.backend)
