@@ -327,19 +327,19 @@ class DataParallel(nn.Module):
 
 # %% ../../nbs/engine/11_distributed.ipynb #7b0c1a07
 @patch
-@torch.no_grad()
 def evaluate(self: DataParallel, batch, labels):
     "(mean loss, accuracy) over every rank's shard, the same on every rank."
-    f = self.forward(batch)
-    s = (torch.stack([core.loss_fn(f, labels, 'sum'),
-                      (core.labels_from_logits(f) == labels).sum().to(f.dtype)])
-         if len(f) else f.new_zeros(2))
-    buf = torch.cat([s.double(), torch.tensor([float(len(f))], dtype=torch.float64)])
-    _collective('all_reduce (evaluation)', dist.all_reduce, buf, buf)
-    if buf[2] == 0:
-        raise ValueError("no rank holds an evaluation sequence: give at least one rank a "
-                         "non-empty shard")
-    return float(buf[0] / buf[2]), float(buf[1] / buf[2])
+    with torch.no_grad():   # evaluation: no graph
+        f = self.forward(batch)
+        s = (torch.stack([core.loss_fn(f, labels, 'sum'),
+                          (core.labels_from_logits(f) == labels).sum().to(f.dtype)])
+             if len(f) else f.new_zeros(2))
+        buf = torch.cat([s.double(), torch.tensor([float(len(f))], dtype=torch.float64)])
+        _collective('all_reduce (evaluation)', dist.all_reduce, buf, buf)
+        if buf[2] == 0:
+            raise ValueError("no rank holds an evaluation sequence: give at least one rank a "
+                             "non-empty shard")
+        return float(buf[0] / buf[2]), float(buf[1] / buf[2])
 
 # %% ../../nbs/engine/11_distributed.ipynb #9a1b2c02
 def writes():
