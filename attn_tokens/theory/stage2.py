@@ -69,8 +69,9 @@ class GDHistory:
     stop_reason: str = 'steps'
     ps: dict = field(default_factory=dict)            # step -> p (when keep_p_every > 0)
     def monotone(self) -> bool:
-        """Whether the loss never increased from one step to the next: its excess L - L_inf when recorded (exact to float64's
-        range), else the loss itself (by more than float64 rounding of the loss, 8e-16 relative)."""
+        """Whether the loss never increased from one step to the next: its excess L - L_inf when
+        recorded (exact to float64's range), else the loss itself (by more than float64 rounding of
+        the loss, 8e-16 relative)."""
         L = np.asarray(self.step_excess if self.step_excess else self.step_loss, dtype=np.float64)
         return bool((np.diff(L) <= 8e-16 * np.abs(L[:-1])).all())
     def arrays(self):
@@ -118,16 +119,18 @@ def _psi(x):
                        (x + torch.expm1(-x)) / torch.where(x == 0, 1., x) ** 2)
 
 def _sufficient(lq, f0, dec):
-    """Armijo's test lq <= f0 + dec (dec = c x the step's first-order change, < 0) on a finite lq; where |dec| is below float64's
-    resolution of f0 (deep in the tail) "not larger up to rounding" is all that can be checked."""
+    """Armijo's test lq <= f0 + dec (dec = c x the step's first-order change, < 0) on a finite lq;
+    where |dec| is below float64's resolution of f0 (deep in the tail) "not larger up to rounding"
+    is all that can be checked."""
     flat = -dec <= 4e-16 * abs(f0)
     return math.isfinite(lq) and (lq <= f0 + dec or (flat and lq <= f0 + 4e-16 * abs(f0)))
 
 def _exp_euler(f, lin, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
-    """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g; `lin` the step's linear
-    algebra, a `FlowStep`) with local error <= tol in every score and the Armijo condition on
-    f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err, n_armijo): trial steps refused by the error test
-    (or the cap) and by Armijo; q is None after max_tries shrinkings."""
+    """One exponential-Euler step of the flow dp/dt = -grad from p (excess loss ex, gradient g;
+    `lin` the step's linear algebra, a `FlowStep`) with local error <= tol in every score and the
+    Armijo condition on f(q) = (excess, (loss, grad)); (q, ex_q, (loss, g_q), h_next, n_err,
+    n_armijo): trial steps refused by the error test (or the cap) and by Armijo; q is None after
+    max_tries shrinkings."""
     n_err = n_arm = 0
     for _ in range(max_tries + 1):
         dp = lin.step(h, g)
@@ -146,10 +149,11 @@ def _exp_euler(f, lin, E, p, ex, g, h, tol, cap=None, c=1e-4, max_tries=60):
     return None, ex, (None, g), h, n_err, n_arm
 
 class FlowStep:
-    """The linear algebra of one exponential-Euler step from eigenpairs H = Q diag(lam) Q^T of the Hessian on a subspace
-    that holds the gradient (Q: a d x k tensor, or a `token_space.Basis`): the step -Q h phi_1(h lam) Q^T g and the error
-    term Q h psi(h lam) Q^T r. `FlowStep.dense(H)` eigendecomposes the d x d Hessian (O(d^3), the reference); the flow
-    solves on the row space of E (`token_space.RowSpace`, k = min(V, d))."""
+    """The linear algebra of one exponential-Euler step from eigenpairs H = Q diag(lam) Q^T of the
+    Hessian on a subspace that holds the gradient (Q: a d x k tensor, or a `token_space.Basis`): the
+    step -Q h phi_1(h lam) Q^T g and the error term Q h psi(h lam) Q^T r. `FlowStep.dense(H)`
+    eigendecomposes the d x d Hessian (O(d^3), the reference); the flow solves on the row space of E
+    (`token_space.RowSpace`, k = min(V, d))."""
     def __init__(self, lam, Q, H=None): self.lam, self.Q, self.H = lam, Q, H
     @classmethod
     def dense(cls, H): return cls(*torch.linalg.eigh(H), H)
@@ -193,9 +197,10 @@ def _armijo(f, p, loss, g, d, eta, c=1e-4, max_halvings=60):
     return None
 
 def excess_loss(u, z, tokens, labels, sel):
-    """L(z) - L_sel with L_sel = mean softplus(-y u_sel) (the infimum when sel is the arg-max of y u), exact far below
-    float64's resolution of L: per sequence log1p(sigmoid(-y u_r) expm1(delta)), delta = sum_j sigma_j y (u_r - u_j);
-    where that product overflows or sigmoid(-y u_r) underflows, in log space: softplus(log sigmoid(-y u_r) + log expm1(delta))."""
+    """L(z) - L_sel with L_sel = mean softplus(-y u_sel) (the infimum when sel is the arg-max of y
+    u), exact far below float64's resolution of L: per sequence log1p(sigmoid(-y u_r) expm1(delta)),
+    delta = sum_j sigma_j y (u_r - u_j); where that product overflows or sigmoid(-y u_r) underflows,
+    in log space: softplus(log sigmoid(-y u_r) + log expm1(delta))."""
     ts = TokenSet.make(tokens, labels)
     t, m = ts.tokens, ts.mask
     y = ts.y.to(u.dtype)
@@ -389,8 +394,9 @@ class NormalisedGD(Stage2):
         return True
 
 class CappedArmijo(Stage2):
-    """Armijo backtracking on the excess loss (the loss never increases): capped steps until the attention has chosen,
-    then normalised steps with heavy-ball momentum, reset after a step halved below the last accepted one."""
+    """Armijo backtracking on the excess loss (the loss never increases): capped steps until the
+    attention has chosen, then normalised steps with heavy-ball momentum, reset after a step halved
+    below the last accepted one."""
     monotone = True
     def advance(self, s, d, z):
         c = self.cfg
@@ -420,12 +426,14 @@ class CappedArmijo(Stage2):
 
 # %% ../../nbs/theory/03b_stage2.ipynb #15bd1d6d
 class ExpEulerFlow(CappedArmijo):
-    """The flow dp/dt = -grad L(p) followed by exponential-Euler steps with error control (_exp_euler) until the
-    attention has chosen (cap_until=math.inf: to the end), then `CappedArmijo`'s normalised steps."""
+    """The flow dp/dt = -grad L(p) followed by exponential-Euler steps with error control
+    (_exp_euler) until the attention has chosen (cap_until=math.inf: to the end), then
+    `CappedArmijo`'s normalised steps."""
     def capped_at_start(self): return True
     def linear_step(self, s):
-        """The linear algebra of a step at s.p, solved on the row space of E (`token_space.RowSpace`, made once per run):
-        O(d V^2 + V^3) instead of the d x d Hessian's O(d^3)."""
+        """The linear algebra of a step at s.p, solved on the row space of E
+        (`token_space.RowSpace`, made once per run): O(d V^2 + V^3) instead of the d x d Hessian's
+        O(d^3)."""
         # token_space builds on this module's p_hessian
         from attn_tokens.theory.token_space import RowSpace
         if getattr(s, 'rows', None) is None: s.rows = RowSpace(s.E)
@@ -464,8 +472,9 @@ def gd_p(E, v, tokens, labels, steps=1000, lr=0.1, normalized=True, p0=None, mm=
          record_every=1, progress=False, grad_fn=None, keep_p_every=0, monotone=False,
          score_cap=None, cap_until=CAP_UNTIL,
          cap_steps=50000, momentum=0., step_growth=1., max_lr=None, stop_gap=None, flow_tol=None):
-    """Stage 2 named by flags: `NormalisedGD` (monotone=False), `CappedArmijo` (monotone=True) or `ExpEulerFlow`
-    (monotone=True with flow_tol); the other arguments are `Stage2Config`'s fields. Returns (p, GDHistory)."""
+    """Stage 2 named by flags: `NormalisedGD` (monotone=False), `CappedArmijo` (monotone=True) or
+    `ExpEulerFlow` (monotone=True with flow_tol); the other arguments are `Stage2Config`'s fields.
+    Returns (p, GDHistory)."""
     if flow_tol is not None and not monotone:
         raise ValueError("flow_tol needs monotone=True (its steps are accepted on the Armijo "
                          "condition)")
