@@ -115,10 +115,11 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None,
     check_labels(labels, len(tokens), n_classes, where=where)
     hi, lmax = int(tokens.max()), int(labels.max())
     if len(present := np.unique(labels)) < 2:
+        stored = (f' (n_classes={n_classes} is stored, but the other classes never occur)'
+                  if n_classes else '')
         raise ValueError(
             f"{w}every label is {int(present[0])}: the data hold one class only ({len(labels)} "
-            f"sequences), so there is nothing to "
-            f"classify{f' (n_classes={n_classes} is stored, but the other classes never occur)' if n_classes else ''}; "
+            f"sequences), so there is nothing to classify{stored}; "
             "give sequences of at least two classes (check the filter or split that "
             "produced the file)."
         )

@@ -8,7 +8,8 @@ __all__ = ['traffic', 'TIMEOUT', 'JOIN', 'QUICK', 'free_port', 'launch', 'init',
            'auto_wrap', 'rank0_outputs', 'step_bytes', 'bench', 'report', 'main', 'bench_cli']
 
 # %% ../../nbs/engine/11_distributed.ipynb #58aeecef
-import argparse, atexit, contextlib, dataclasses, hashlib, io, os, socket, subprocess, sys, tempfile, time
+import argparse, atexit, contextlib, dataclasses, hashlib, io, os, socket, subprocess, sys
+import tempfile, time
 from pathlib import Path
 from datetime import timedelta
 from fastcore.basics import patch

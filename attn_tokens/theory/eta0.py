@@ -19,9 +19,10 @@ def _one_relevant(t, relX):
     return bool((first == last).all())
 
 def eta0_threshold(tokens, labels, V, F):
-    """Corollary E with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's relevant token
-    is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence lacks one relevant token.
-    F must bound max_s |E_s(0)^T v| (the realised maximum, or F_delta of init_bound with probability 1 - delta)."""
+    """Corollary E with the irrelevant tokens' y alpha_s carried: eta0 past which each sequence's
+    relevant token is the strict arg-max of y E_s(1)^T v; inf if the bound is vacuous or a sequence
+    lacks one relevant token. F must bound max_s |E_s(0)^T v| (the realised maximum, or F_delta of
+    init_bound with probability 1 - delta)."""
     if not (
         isinstance(F, (int, float)) and not isinstance(F, bool) and math.isfinite(F) and F >= 0
     ):

@@ -24,7 +24,7 @@ def selection(u, tokens, labels):
     return t.gather(1, h.argmax(1, keepdim=True))[:, 0]
 
 # %% ../../nbs/theory/03_max_margin.ipynb #3c8d1e5a
-ALPHA_RTOL = 1e-12  # |alpha_s| <= ALPHA_RTOL x beta_s counts as alpha_s = 0 (alpha is a sum of rounded terms)
+ALPHA_RTOL = 1e-12
 
 
 @dataclass
@@ -79,8 +79,9 @@ def relevant_tokens(tokens, labels, V):
     return TokenSet.make(tokens, labels, V).relevant
 
 def check_assumption1(tokens, labels, V, u=None):
-    """Check Assumption 1 on (tokens, labels): the data condition (one relevant token per sequence, alpha_s = 0 for the
-    irrelevant tokens) and, with u = E(1) v, the score condition (the relevant token is the strict arg-max of y u)."""
+    """Check Assumption 1 on (tokens, labels): the data condition (one relevant token per sequence,
+    alpha_s = 0 for the irrelevant tokens) and, with u = E(1) v, the score condition (the relevant
+    token is the strict arg-max of y u)."""
     ts = TokenSet.make(tokens, labels, V); t, m = ts.tokens, ts.mask
     rel = ts.relevant
     relX = rel[t.clamp(min=0)] & m
