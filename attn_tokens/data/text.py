@@ -200,7 +200,7 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
                        f'{s}_labels': splits[s][1][keep], f'{s}_idx': keep.astype(np.int64)})
     return arrays, dict(n_classes=K, dropped=dropped)
 
-# %% ../../nbs/data/01b_text.ipynb #68edb19d
+# %% ../../nbs/data/01b_text.ipynb #35c9c721
 def word_counts(name: str, data_dir=None, tokenizer: Optional[Tokenizer] = None) -> np.ndarray:
     "How often each distinct word occurs in the training split of dataset `name`, most frequent first (nothing encoded or cached)."
     texts, _, _ = corpus_source(name, data_dir)[1]()['train']
