@@ -105,10 +105,11 @@ def _binary_view(ds):
     feats = datasets.Features({'text': datasets.Value('string'), 'label': datasets.ClassLabel(names=['negative', 'positive'])})
     out = {}
     for s, d in ds.items():
-        lab = np.asarray(d['label'])
+        cols = d[:]                                   # both columns at once (d['text'] is read row by row)
+        lab = np.asarray(cols['label'])
         keep = np.flatnonzero(lab != 2)
-        d = d.select(keep)
-        out[s] = datasets.Dataset.from_dict({'text': d['text'], 'label': (lab[keep] > 2).astype(np.int64)}, features=feats)
+        text = [cols['text'][i] for i in keep]
+        out[s] = datasets.Dataset.from_dict({'text': text, 'label': (lab[keep] > 2).astype(np.int64)}, features=feats)
     return datasets.DatasetDict(out)
 
 def load_text_dataset(name: str, data_dir=None):
@@ -160,6 +161,7 @@ def corpus_source(name: str, data_dir=None):
                 out[s] = (tb.column('text').to_pylist(), lab, len(names) if names else None)
             return out
         ds = load_text_dataset(name, data_dir)
-        return {s: (d['text'], np.asarray(d['label'], dtype=np.int64), getattr(d.features['label'], 'num_classes', None))
+        cols = {s: d[:] for s, d in ds.items()}       # whole columns, not row by row
+        return {s: (cols[s]['text'], np.asarray(cols[s]['label'], dtype=np.int64), getattr(d.features['label'], 'num_classes', None))
                 for s, d in ds.items()}
     return fp, load

@@ -16,7 +16,8 @@ from .tokens import TokenData
 from ..infra.files import default_cache_dir, load_npz, save_npz
 
 # %% auto #0
-__all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized']
+__all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized',
+           'word_counts']
 
 # %% ../../nbs/data/01b_text.ipynb #22a12fc0
 WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*|[!?]"
@@ -227,3 +228,10 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
         arrays.update({f'{s}_flat': flat.astype(np.int32), f'{s}_lengths': new_len[keep],
                        f'{s}_labels': splits[s][1][keep], f'{s}_idx': keep.astype(np.int64)})
     return arrays, dict(n_classes=K, dropped=dropped)
+
+# %% ../../nbs/data/01b_text.ipynb #35c9c721
+def word_counts(name: str, data_dir=None, tokenizer: Optional[Tokenizer] = None) -> np.ndarray:
+    "How often each distinct word occurs in the training split of dataset `name`, most frequent first (nothing encoded or cached)."
+    texts, _, _ = corpus_source(name, data_dir)[1]()['train']
+    ids, _ = _flat_ids(texts, tokenizer or Tokenizer(), _new_word_ids())
+    return np.sort(np.bincount(ids))[::-1]

@@ -16,6 +16,7 @@ from ..engine.models import OneLayerAttention
 from .train import TrainConfig, train, evaluate
 from .paper import PAPER
 from ..data.stats import token_stats
+from ..data.tokenset import TokenSet
 from ..theory.stage1 import init_bound
 from .analysis import embedding_report, shape_stats
 from .framework import ExpConfig, experiment, claim, fit
@@ -23,10 +24,11 @@ from .real_data import REAL_SIZES, one_layer_real
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #b0ade4b9
 def eta0_rule(tokens, labels, V, d, q=0.5, outer=0.6, delta=0.05) -> dict:
-    "Stage-1 step eta0* = 2 F_delta / (the (1-q)-quantile of |alpha_s| over tokens with |P(1|s)-P(0|s)| >= outer): the signal (eta0/2)|alpha_s| reaches F for a fraction q of them."
+    "Stage-1 step eta0* = 2 F_delta / (the (1-q)-quantile of |alpha_s| over tokens with |P(1|s)-P(0|s)| >= outer): the signal (eta0/2)|alpha_s| reaches F for a fraction q of them; `tokens` may be a `TokenSet` (its statistics are reused)."
     if not 0 < q < 1: raise ValueError(f"q={q}: the fraction of important tokens whose signal must reach F lies in (0, 1)")
     if not 0 <= outer < 1: raise ValueError(f"outer={outer}: the importance threshold |P(1|s)-P(0|s)| lies in [0, 1)")
-    st = token_stats(tokens, labels, V)
+    ts = TokenSet.make(tokens, labels, V, where='eta0_rule')
+    st, V = ts.stats, ts.V
     imp = st.posterior_diff.abs() >= outer            # NaN (never seen) compares False
     if not imp.any(): raise ValueError(f"no token has |P(1|s)-P(0|s)| >= {outer}: lower `outer`")
     a = st.alpha.abs()[imp]
@@ -56,12 +58,12 @@ def one_step_model(tr, d, eta0, seed=0) -> OneLayerAttention:
     return m
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #548d33dd
-def _sweep_point(m, tr, te, full, tcfg) -> dict:
-    "Accuracy after the step and after (p, v), the shape numbers and the spread ratios (full training / protocol) of one stage-1 model."
+def _sweep_point(m, tr, ts, te, full, tcfg) -> dict:
+    "Accuracy after the step and after (p, v), the shape numbers and the spread ratios (full training / protocol) of one stage-1 model; `ts`: `tr` as a `TokenSet`."
     after_step = evaluate(m, te.tokens, te.labels)
-    st0 = embedding_report(m, tr); st0.pop('bins')
+    st0 = embedding_report(m, ts); st0.pop('bins')
     r = fit(m, tr, te, tcfg)
-    st = embedding_report(m, tr); st.pop('bins')
+    st = embedding_report(m, ts); st.pop('bins')
     out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0], 'spearman_v_after_step': st0['spearman_v_bins'],
            **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason')},
            **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')}, 'spearman_v_bins': st['spearman_v_bins']}
@@ -102,16 +104,17 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     "IMDB: one GD step on E with the theory's eta0*, then (p, v) trained; spreads versus full training; a sweep over eta0."
     d, P = REAL_SIZES['imdb'][cfg.size]['d'], PROTOCOL_SIZES[cfg.size]
     m, tr, te, _ = one_layer_real('imdb', cfg)
-    full = embedding_report(m, tr); full.pop('bins')
-    rule = eta0_rule(tr.tokens, tr.labels, tr.V, d)
+    ts = TokenSet.make(tr, V=tr.V, where='one_step_protocol')     # checked once; its token statistics computed once
+    full = embedding_report(m, ts); full.pop('bins')
+    rule = eta0_rule(ts, ts.labels, ts.V, d)
     tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, keep_last=True,
                                                 seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt, progress=cfg.progress)
     lo, hi, k = P['sweep']
     rows = []
     for eta0 in [10 ** (lo + i / k) for i in range(round((hi - lo) * k) + 1)]:
-        rows.append({'eta0': eta0, **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, te, full, tcfg(P['sweep_steps']))})
+        rows.append({'eta0': eta0, **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, ts, te, full, tcfg(P['sweep_steps']))})
     m1 = one_step_model(tr, d, rule['eta0'], cfg.seed)
-    star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
+    star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, ts, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
     sweep_fig = _plot_sweep(rows, star, cfg.fig('imdb_one_step_sweep'))
     claims = lambda nums: [
         claim('IMDB one-step protocol at the rule\'s eta0: test accuracy after (p, v)', nums['test_acc'], '>= 0.80', by='ours'),
@@ -126,7 +129,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
             **{k: star[k] for k in ('test_acc_after_step', 'test_loss_after_step', 'spearman_v_after_step', 'ratio_spread_v', 'ratio_spread_p',
                                     'ratio_rel_spread_v', 'ratio_rel_spread_p')}}
     path, title = cfg.fig('imdb_one_step_protocol'), f"IMDB: one GD step on E (eta0*={rule['eta0']:.3g}), then p, v; d={d}"
-    st = embedding_report(m1, tr, path, title); bins = st.pop('bins')
+    st = embedding_report(m1, ts, path, title); bins = st.pop('bins')
     nums = {**info, **st, **{k: v for k, v in star.items() if k != 'eta0'}}
     return {'numbers': nums, 'bins': bins, 'figures': [path, sweep_fig], 'claims': claims(nums),
             'notes': f"eta0* = 2F/median|alpha_s| over the {rule['n_important']} tokens with |P(1|s)-P(0|s)| >= 0.6 = {rule['eta0']:.3g} "
@@ -172,7 +175,7 @@ def frozen_embeddings(cfg: ExpConfig) -> dict:
     "IMDB test accuracy and loss with E trained versus E frozen at its random initialisation (p, v trained), for several d."
     base, f = REAL_SIZES['imdb'][cfg.size], FROZEN_SIZES[cfg.size]
     settings = dict(base, min_count=f['min_count'] or base['min_count'])
-    rows, runs = [], []
+    rows, runs, x = [], [], None
     for d in f['ds']:
         s = dict(settings, d=d)
         tag = '' if (d, s['min_count']) == (base['d'], base['min_count']) else f"_mc{s['min_count']}_d{d}"   # '' shares the imdb model
@@ -181,7 +184,7 @@ def frozen_embeddings(cfg: ExpConfig) -> dict:
         rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'], 'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
                      'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'], 'steps_frozen': b['steps'],
                      'converged_trained': a['converged'], 'converged_frozen': b['converged']})
-        x = token_stats(tr).posterior_diff
+        if x is None: x = token_stats(tr).posterior_diff    # once: the data are loaded with the same settings for every d
         for kind, mm, res in (('trained', m, a), ('frozen', mf, b)):       # the shapes of each model, for the diagnostics figure
             sc = mm.scores(); st = shape_stats(x, sc['v'], sc['p'])
             runs.append({'run': f'{kind} d={d}', 'test_acc': res['test_acc'], **{q: st[q] for q in ('spearman_v_bins', 'u_ratio', 'rel_spread_v')}})

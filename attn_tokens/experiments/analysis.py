@@ -14,6 +14,7 @@ import torch
 # %% ../../nbs/experiments/04a_analysis.ipynb #60f2af9e
 from ..infra import files
 from ..data import stats
+from ..data.tokenset import TokenSet
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #d3937725
 def _arr(a) -> np.ndarray: return np.asarray(torch.as_tensor(a).detach().double().cpu())
@@ -81,9 +82,11 @@ def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) -
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #cde4c8c9
 def embedding_report(model, train_data, fig_path=None, title='', v_label=r'$E_s^\top v$', p_label=r'$E_s^\top p$') -> dict:
-    "Shape statistics of E^T v and E^T p against token importance, and the standard figure (binary)."
+    "Shape statistics of E^T v and E^T p against token importance, and the standard figure (binary); `train_data`: a `TokenData`, or a `TokenSet` whose statistics, computed once, are reused."
     import matplotlib.pyplot as plt
-    x = stats.token_stats(train_data.tokens, train_data.labels, train_data.V).posterior_diff
+    ts = (train_data.stats if isinstance(train_data, TokenSet)
+          else stats.token_stats(train_data.tokens, train_data.labels, train_data.V))
+    x = ts.posterior_diff
     sc = model.scores()
     st = shape_stats(x, sc['v'], sc['p'])
     if fig_path is not None: plt.close(plot_importance(x, {v_label: sc['v'], p_label: sc['p']}, fig_path, title))
