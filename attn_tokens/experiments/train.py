@@ -314,11 +314,13 @@ def _flat(h, k, tol, full) -> bool:
         a, b = (sum(r['train_loss'] for r in h[j:j + k]) / k for j in (len(h) - 2 * k, len(h) - k))
     return abs(a - b) < tol * abs(a)
 
-def _dir_change(a, b) -> float:
-    "1 - cos of the angle between the parameter lists a and b, each taken as one vector: |a/|a| - b/|b||^2 / 2 in float64 (no cancellation); NaN if one is 0."
-    na, nb = (math.sqrt(sum(float(t.double().pow(2).sum()) for t in x)) for x in (a, b))
+def _dir_change(a, b, chunk=1 << 18) -> float:
+    "1 - cos of the angle between the parameter lists a and b, each one vector: |a/|a| - b/|b||^2 / 2 (no cancellation), chunk by chunk, sums in float64; NaN if one is 0."
+    a, b = ([t.detach().reshape(-1) for t in x] for x in (a, b))
+    chunks = lambda x: (t[i:i + chunk] for t in x for i in range(0, len(t), chunk))
+    na, nb = (math.sqrt(sum(float(c @ c) for c in chunks(x))) for x in (a, b))
     if na == 0 or nb == 0: return math.nan
-    return 0.5 * sum(float((s.double() / na - t.double() / nb).pow(2).sum()) for s, t in zip(a, b))
+    return 0.5 * sum(float(d @ d) for d in (s / na - t / nb for s, t in zip(chunks(a), chunks(b))))
 
 @torch.no_grad()
 def _separated(model, tokens, labels, chunk=4096) -> float:
@@ -335,13 +337,14 @@ def _check(res, rec, cfg, full, ps, prev, separated):
     "The convergence rules at a check (every eval_every steps): the loss rule (tol), else the direction rule (dir_tol) where the training set is separated; the parameters now, for the next check."
     if cfg.tol is not None and _flat(res.history, cfg.eval_every, cfg.tol, full): res.converged, res.converged_by = True, 'loss'
     if cfg.dir_tol is None: return prev
-    cur = [p.detach().clone() for p in ps]
-    if prev is not None:
-        rec['dir_change'] = _dir_change(prev, cur)
-        if not res.converged and rec['dir_change'] <= cfg.dir_tol:        # the margins only when the direction has settled (a pass over the set)
-            rec['train_acc'] = separated()
-            if rec['train_acc'] == 1: res.converged, res.converged_by = True, 'direction'
-    return cur
+    if prev is None: return [p.detach().clone() for p in ps]             # the first check (or the first after a resume without dir_prev)
+    rec['dir_change'] = _dir_change(prev, ps)
+    if not res.converged and rec['dir_change'] <= cfg.dir_tol:            # the margins only when the direction has settled (a pass over the set)
+        rec['train_acc'] = separated()
+        if rec['train_acc'] == 1: res.converged, res.converged_by = True, 'direction'
+    with torch.no_grad():
+        for q, p in zip(prev, ps): q.copy_(p)                                 # in place: no new copy of the parameters per check
+    return prev
 
 # %% ../../nbs/experiments/04_train.ipynb #5e1a7c02
 def _finish(res, model, P, names, best, step, vbatch, cfg):
