@@ -107,7 +107,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     ts = TokenSet.make(tr, V=tr.V, where='one_step_protocol')     # checked once; its token statistics computed once
     full = embedding_report(m, ts); full.pop('bins')
     rule = eta0_rule(ts, ts.labels, ts.V, d)
-    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, keep_last=True,
+    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, dir_tol=PAPER.tol, keep_last=True,
                                                 seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt, progress=cfg.progress)
     lo, hi, k = P['sweep']
     rows = []
@@ -133,8 +133,8 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     nums = {**info, **st, **{k: v for k, v in star.items() if k != 'eta0'}}
     return {'numbers': nums, 'bins': bins, 'figures': [path, sweep_fig], 'claims': claims(nums),
             'notes': f"eta0* = 2F/median|alpha_s| over the {rule['n_important']} tokens with |P(1|s)-P(0|s)| >= 0.6 = {rule['eta0']:.3g} "
-                     f"(F = {rule['F']:.3f}); init rotated to v = e_1; then Adam lr={P['lr']} on (p, v) until the training loss falls by less "
-                     f"than {PAPER.tol:g} (relative) over {PAPER.eval_every} steps, at most {P['steps']} steps ({star['steps']} taken, "
+                     f"(F = {rule['F']:.3f}); init rotated to v = e_1; then Adam lr={P['lr']} on (p, v) until converged (PAPER.convergence: the training loss falls by less "
+                     f"than {PAPER.tol:g} (relative) over {PAPER.eval_every} steps, or the direction of (p, v) turns by 1 - cos <= {PAPER.tol:g} there on a separated training set), at most {P['steps']} steps ({star['steps']} taken, "
                      f"{star['stop_reason']}); sweep: eta0 = 10^{lo}..10^{hi}, "
                      f"{k} per decade, at most {P['sweep_steps']} steps each; d={d}."}
 

@@ -82,7 +82,10 @@ def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:
     "Train `model` on a TokenData per `tcfg`; numbers incl. test accuracy and loss at the best-validation checkpoint. With `tcfg.keep_last` the model is left at its last (e.g. converged) parameters, whose test numbers are `*_last`."
     r = train(model, train_data.tokens, train_data.labels, tcfg)
     out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'converged': r.converged, 'stop_reason': r.stop_reason,
-           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from}
+           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from,
+           'converged_by': r.converged_by}
+    at = [h for h in r.history if 'dir_change' in h]           # the direction rule (TrainConfig.dir_tol): its last check
+    if at: out['last_check'] = {k: at[-1][k] for k in ('step', 'train_loss', 'dir_change', 'train_acc') if k in at[-1]}
     if test_data is not None: out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
     if r.last is not None:                   # the paper's setting: shapes of the converged model, accuracy of the best checkpoint
         P = dict(model.named_parameters())

@@ -36,6 +36,8 @@ class PaperSetting:
     multiclass_rho: float = 0.8   # 'E_s^T v_k increases' (Spearman of bin means): the rebuttal's own multi-class tables give 0.88, 0.90
     tokenizer: str = "ours (attn_tokens.data.text.Tokenizer: lower case, words and !/?); the rebuttal's is not stated"
     convergence: str = ("no early stopping; trained until the training loss falls by less than tol (relative) over eval_every steps, "
+                        "or, where every training margin is positive (the model separates its training set, so the loss only tends to 0), "
+                        "until the direction of the trained parameters changes by 1 - cos <= tol over eval_every steps; "
                         "or the step budget is reached (then the run is reported as not converged)")
     tol: float = 1e-3
     eval_every: int = 5

@@ -69,7 +69,7 @@ def train_config(settings: dict, cfg: ExpConfig, name: str, trainable=None) -> T
     "The TrainConfig of a real-data run: the paper's (no early stopping, until converged per PAPER.tol, keep the last model) where settings['converge'], else early stopping."
     conv = bool(settings.get('converge'))
     return TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=PAPER.eval_every, patience=None if conv else 4,
-                       tol=PAPER.tol if conv else None, keep_last=conv, seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name), progress=cfg.progress)
+                       tol=PAPER.tol if conv else None, dir_tol=PAPER.tol if conv else None, keep_last=conv, seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name), progress=cfg.progress)
 
 def one_layer_setup(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
     "The one-layer model on data set `key` (not trained yet), its train and test data, its TrainConfig, and the data's numbers."

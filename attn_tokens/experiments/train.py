@@ -40,6 +40,7 @@ class TrainConfig:
     progress: bool = True           # show a progress bar
     tol: float | None = None        # converged: training loss fell by less than tol (relative) over eval_every steps
     grad_tol: float | None = None   # converged: gradient norm of the trained parameters below grad_tol
+    dir_tol: float | None = None    # converged: every training margin positive and 1 - cos of the parameters' direction over eval_every steps <= dir_tol
     keep_last: bool = False         # also return the last parameters (TrainResult.last) before the best ones are restored
 
     def __post_init__(self):
@@ -67,7 +68,7 @@ def _check_fields(c):
     if c.ckpt is not None and (not isinstance(c.ckpt, (str, os.PathLike)) or not os.fspath(c.ckpt)):
         raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no checkpoints")
     checks.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
-    for k in ('tol', 'grad_tol'):
+    for k in ('tol', 'grad_tol', 'dir_tol'):
         if getattr(c, k) is not None: core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
     for k in ('progress', 'keep_last'): checks.check_bool(k, getattr(c, k))
 
@@ -98,12 +99,13 @@ class TrainResult:
     stopped_early: bool = False
     converged: bool = False         # stopped by the convergence criterion (tol, grad_tol)
     stop_reason: str = 'steps'      # 'steps' (step budget), 'early_stop' or 'converged'
+    converged_by: str | None = None # the rule that stopped a converged run: 'loss' (tol), 'grad' (grad_tol) or 'direction' (dir_tol)
     train_loss: float = float('nan')
     val_loss: float = float('nan')
     val_acc: float = float('nan')
     seconds: float = 0.             # wall time of this call
     resumed_from: int = 0           # step found in the checkpoint (0 = fresh start)
-    history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc], [grad_norm]
+    history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc], [grad_norm], [dir_change, train_acc]
     last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step (e.g. the converged model)
 
 @torch.no_grad()
@@ -125,7 +127,7 @@ def _opt_name(o):
 def _cfg_key(cfg, model) -> dict:
     "The settings a checkpoint must have been written with to be resumed: those that shape the trajectory, the model and its shapes."
     d = asdict(cfg)
-    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'keep_last'): d.pop(k)
+    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'dir_tol', 'keep_last'): d.pop(k)
     d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module', model)).__name__   # DataParallel: its model's
     d['shapes'] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     return {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()}
@@ -172,6 +174,7 @@ def _check_memory(model, names, tokens, cfg, val):
     P = dict(model.named_parameters())
     it = max((P[k].element_size() for k in names), default=4)
     parts = guards.training_bytes(sum(P[k].numel() for k in names), it, cfg.optimizer if isinstance(cfg.optimizer, str) else 'adam')
+    if cfg.dir_tol is not None: parts['direction'] = 2 * sum(P[k].numel() * P[k].element_size() for k in names)   # two checks' parameters
     shape = tuple(getattr(tokens, 'shape', ()))
     if len(shape) == 2:
         n, T = shape
@@ -209,7 +212,7 @@ def _mismatch(old, key) -> str:
     return '; '.join(why)
 
 def _resume(model, opt, names, cfg, key, res):
-    "Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best). Refused unless written by this run's data, initialisation and settings."
+    "Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best, dir_prev). Refused unless written by this run's data, initialisation and settings."
     ck = load_ckpt(cfg.ckpt)
     why = _mismatch(ck['key'], key)
     if why: raise CheckpointError(f"checkpoint {cfg.ckpt} is not this run's, so it is not resumed: {why}. Fix: {_ckpt_fix(cfg.ckpt)}", cfg.ckpt)
@@ -220,8 +223,8 @@ def _resume(model, opt, names, cfg, key, res):
     best = ck['best']                # None: no validation yet, or the best parameters are the current ones
     if best is None and math.isfinite(ck['best_loss']): best = {k: P[k].detach().clone() for k in names}
     res.history, res.best_step, res.stopped_early, res.converged = ck['history'], ck['best_step'], ck['stopped_early'], ck['converged']
-    res.resumed_from = ck['step']
-    return ck['step'], ck['best_loss'], ck['n_bad'], best
+    res.resumed_from, res.converged_by = ck['step'], ck.get('converged_by')
+    return ck['step'], ck['best_loss'], ck['n_bad'], best, ck.get('dir_prev')   # dir_prev: None if written without dir_tol (the test restarts)
 
 # %% ../../nbs/experiments/04_train.ipynb #7aa4ccb5
 def _fusable(model, opt, names, cfg) -> bool:
@@ -246,6 +249,38 @@ def _flat(h, k, tol, full) -> bool:
         if len(h) < 2 * k: return False
         a, b = (sum(r['train_loss'] for r in h[j:j + k]) / k for j in (len(h) - 2 * k, len(h) - k))
     return abs(a - b) < tol * abs(a)
+
+def _dir_change(a, b, chunk=1 << 18) -> float:
+    "1 - cos of the angle between the parameter lists a and b, each one vector: |a/|a| - b/|b||^2 / 2 (no cancellation), chunk by chunk, sums in float64; NaN if one is 0."
+    a, b = ([t.detach().reshape(-1) for t in x] for x in (a, b))
+    chunks = lambda x: (t[i:i + chunk] for t in x for i in range(0, len(t), chunk))
+    na, nb = (math.sqrt(sum(float(c @ c) for c in chunks(x))) for x in (a, b))
+    if na == 0 or nb == 0: return math.nan
+    return 0.5 * sum(float(d @ d) for d in (s / na - t / nb for s, t in zip(chunks(a), chunks(b))))
+
+@torch.no_grad()
+def _separated(model, tokens, labels, chunk=4096) -> float:
+    "Fraction of the sequences with a positive margin: y f > 0 (binary), the label's logit above every other (K classes); 1 = the model separates them."
+    if hasattr(model, 'evaluate'): return evaluate(model, tokens, labels)[1]      # distributed.DataParallel: over every rank's part
+    ok = 0
+    for i in range(0, len(tokens), chunk):
+        y = labels[i:i + chunk]; f = model(model.prepare(tokens[i:i + chunk], y))
+        if f.ndim == 1: ok += int(((2 * y - 1).to(f.dtype) * f > 0).sum())
+        else: ok += int((f.scatter(1, y[:, None], -math.inf) < f.gather(1, y[:, None])).all(1).sum())
+    return ok / len(tokens)
+
+def _check(res, rec, cfg, full, ps, prev, separated):
+    "The convergence rules at a check (every eval_every steps): the loss rule (tol), else the direction rule (dir_tol) where the training set is separated; the parameters now, for the next check."
+    if cfg.tol is not None and _flat(res.history, cfg.eval_every, cfg.tol, full): res.converged, res.converged_by = True, 'loss'
+    if cfg.dir_tol is None: return prev
+    if prev is None: return [p.detach().clone() for p in ps]             # the first check (or the first after a resume without dir_prev)
+    rec['dir_change'] = _dir_change(prev, ps)
+    if not res.converged and rec['dir_change'] <= cfg.dir_tol:            # the margins only when the direction has settled (a pass over the set)
+        rec['train_acc'] = separated()
+        if rec['train_acc'] == 1: res.converged, res.converged_by = True, 'direction'
+    with torch.no_grad():
+        for q, p in zip(prev, ps): q.copy_(p)                                 # in place: no new copy of the parameters per check
+    return prev
 
 # %% ../../nbs/experiments/04_train.ipynb #5e1a7c02
 def _finish(res, model, P, names, best, step, vbatch, cfg):
@@ -273,14 +308,15 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
     else: vbatch = None
     res, key = TrainResult(), {'settings': _cfg_key(cfg, model), **(ident or {'data': None, 'init': None})}
-    step, best_loss, n_bad, best = 0, math.inf, 0, None
+    step, best_loss, n_bad, best, dirs = 0, math.inf, 0, None, None
     if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)        # temporary files of writers that were killed
-    if cfg.ckpt and Path(cfg.ckpt).exists(): step, best_loss, n_bad, best = _resume(model, opt, names, cfg, key, res)
+    if cfg.ckpt and Path(cfg.ckpt).exists(): step, best_loss, n_bad, best, dirs = _resume(model, opt, names, cfg, key, res)
     if hasattr(model, 'check_replicas'): model.check_replicas(opt)   # every rank resumed the same (or started the same)
     def save():                      # the best parameters only where they differ from the current ones
         if cfg.ckpt and writes: save_ckpt(cfg.ckpt, dict(key=key, model=model.state_dict(), opt=opt.state_dict(), step=step,
                                               best=None if res.best_step == step else best, best_loss=best_loss, n_bad=n_bad,
-                                              best_step=res.best_step, history=res.history, stopped_early=res.stopped_early, converged=res.converged))
+                                              best_step=res.best_step, history=res.history, stopped_early=res.stopped_early, converged=res.converged,
+                                              **({'converged_by': res.converged_by} if res.converged_by else {}), **({'dir_prev': dirs} if dirs is not None else {})))
     nb = 1 if full else math.ceil(n / cfg.batch_size)
     perm, perm_epoch = None, -1
     bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
@@ -311,8 +347,8 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
                 if cfg.patience is not None and n_bad >= cfg.patience: res.stopped_early = True
             bar.set_postfix(loss=f'{loss:.4f}', val=f'{vl:.4f}', acc=f'{va:.3f}')
         res.history.append(rec); bar.update(1)
-        if cfg.tol is not None and step % cfg.eval_every == 0 and _flat(res.history, cfg.eval_every, cfg.tol, full): res.converged = True
-        if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol: res.converged = True
+        if step % cfg.eval_every == 0: dirs = _check(res, rec, cfg, full, ps, dirs, lambda: _separated(model, tl, yl))
+        if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol and not res.converged: res.converged, res.converged_by = True, 'grad'
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
     save()
