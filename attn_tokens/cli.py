@@ -10,15 +10,21 @@ import argparse, contextlib, importlib, io, os, signal, subprocess, sys, threadi
 
 # %% ../nbs/infra/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
-    'bench': ('attn_tokens.engine.bench', 'time the engine against the straightforward implementation'),
-    'theory': ('attn_tokens.theory.protocol', 'one gradient step on E, then gradient flow on p, against the max-margin solution'),
-    'reproduce': ('attn_tokens.experiments.reproduce', "rerun the paper's and the rebuttal's experiments; write figures, results.json and report.md"),
+    'bench': ('attn_tokens.engine.bench',
+              'time the engine against the straightforward implementation'),
+    'theory': ('attn_tokens.theory.protocol',
+               'one gradient step on E, then gradient flow on p, against the max-margin solution'),
+    'reproduce': ('attn_tokens.experiments.reproduce',
+                  "rerun the paper's and the rebuttal's experiments; write figures, results.json "
+                  "and report.md"),
 }
 
 # %% ../nbs/infra/09_cli.ipynb #554a076d
 def make_parser():
     "The `attn-tokens` argument parser with one subparser per subcommand."
-    parser = argparse.ArgumentParser(prog='attn-tokens', description='Diagnostics for attention with trained embeddings.')
+    parser = argparse.ArgumentParser(prog='attn-tokens',
+                                     description='Diagnostics for attention with trained '
+                                                 'embeddings.')
     sub = parser.add_subparsers(dest='command', metavar='COMMAND')
     sub.required = True
     for name, (mod, help) in SUBCOMMANDS.items():
@@ -29,11 +35,13 @@ def make_parser():
     return parser
 
 # %% ../nbs/infra/09_cli.ipynb #3e9fad95
-_CHECKS = ('SEED_MAX', 'arg_type', 'cpu_count', 'finite_float', 'nonneg_int', 'positive_float', 'positive_int', 'seed_int',
+_CHECKS = ('SEED_MAX', 'arg_type', 'cpu_count', 'finite_float', 'nonneg_int', 'positive_float',
+           'positive_int', 'seed_int',
            'threads_int')
 
 def __getattr__(name):
-    "The argparse types, which live in attn_tokens.infra.checks (tested there), under their names here too (imported on first use)."
+    """The argparse types, which live in attn_tokens.infra.checks (tested there), under their names
+    here too (imported on first use)."""
     if name in _CHECKS: return getattr(importlib.import_module('attn_tokens.infra.checks'), name)
     raise AttributeError(f"module 'attn_tokens.cli' has no attribute {name!r}")
 
@@ -45,10 +53,12 @@ def _on_sigint(signum, frame):
     _interrupted.append(signum)
     raise KeyboardInterrupt
 
-_OOM_FIX = "the run needs more memory than is available; lower its sizes (--d, --n, --V, the data) or free memory"
+_OOM_FIX = ("the run needs more memory than is available; lower its sizes (--d, --n, --V, the "
+            "data) or free memory")
 
 def _check_env():
-    "The package's environment variables, checked before any work (a bad value is a ValueError naming it and the accepted values)."
+    """The package's environment variables, checked before any work (a bad value is a ValueError
+    naming it and the accepted values)."""
     from attn_tokens.infra import files, guards
     files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
@@ -56,46 +66,67 @@ def main(argv=None):
     "Entry point of the `attn-tokens` console command."
     name = 'attn-tokens'
     _interrupted.clear()
-    old = signal.signal(signal.SIGINT, _on_sigint) if threading.current_thread() is threading.main_thread() else None
-    try:                                   # building the parser imports torch: Ctrl-C there counts too
+    old = (
+        signal.signal(signal.SIGINT, _on_sigint)
+        if threading.current_thread() is threading.main_thread()
+        else None
+    )
+    try:                                   # building the parser imports torch: Ctrl-C there counts
+                                           # too
         args = make_parser().parse_args(argv)
         name = f'attn-tokens {args.command}'
         _check_env()
         return args._run(args)
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr); return 130
-    except MemoryError as e:               # an allocation no estimate foresaw: still one line, with the fix
-        print(f"{name}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}", file=sys.stderr); return 2
+    except MemoryError as e:               # an allocation no estimate foresaw: still one line, with
+                                           # the fix
+        print(f"{name}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}",
+              file=sys.stderr); return 2
     except Exception as e:
-        if _interrupted:                   # a Ctrl-C inside an import can surface as another error of the half-imported module
+        if _interrupted:                   # a Ctrl-C inside an import can surface as another error
+                                           # of the half-imported module
             print(f"{name}: interrupted", file=sys.stderr); return 130
-        if isinstance(e, RuntimeError) and "can't allocate memory" in str(e) and not os.environ.get('ATTN_TOKENS_DEBUG'):
-            print(f"{name}: error: out of memory ({str(e).splitlines()[0][:200]}): {_OOM_FIX}", file=sys.stderr); return 2
+        if (
+            isinstance(e, RuntimeError)
+            and "can't allocate memory" in str(e)
+            and not os.environ.get('ATTN_TOKENS_DEBUG')
+        ):
+            print(f"{name}: error: out of memory ({str(e).splitlines()[0][:200]}): {_OOM_FIX}",
+                  file=sys.stderr); return 2
         if not isinstance(e, (ValueError, OSError)) or os.environ.get('ATTN_TOKENS_DEBUG'): raise
         print(f"{name}: error: {e}", file=sys.stderr); return 2
     finally:
         if old is not None: signal.signal(signal.SIGINT, old)
 
-if __name__ == '__main__' and 'IPython' not in sys.modules: sys.exit(main())   # python -m attn_tokens.cli (torchrun -m attn_tokens.cli)
+# python -m attn_tokens.cli (torchrun -m attn_tokens.cli)
+if __name__ == '__main__' and 'IPython' not in sys.modules: sys.exit(main())
 
 # %% ../nbs/infra/09_cli.ipynb #1e2fed5b
 def run_cli(*argv, timeout=600, env=None, **kw) -> subprocess.CompletedProcess:
-    "Run `attn-tokens ARGV...` in a fresh Python process (this interpreter, this package); capture its output."
+    """Run `attn-tokens ARGV...` in a fresh Python process (this interpreter, this package); capture
+    its output."""
     code = 'import sys; from attn_tokens.cli import main; sys.exit(main())'
-    return subprocess.run([sys.executable, '-c', code, *map(str, argv)], capture_output=True, text=True,
+    return subprocess.run([sys.executable, '-c', code, *map(str, argv)], capture_output=True,
+                          text=True,
                           timeout=timeout, env=None if env is None else {**os.environ, **env}, **kw)
 
 def run_main(*argv) -> subprocess.CompletedProcess:
-    "Run `attn-tokens ARGV...` through `main` in this process (faster than `run_cli`; argparse's exit included); capture its output."
+    """Run `attn-tokens ARGV...` through `main` in this process (faster than `run_cli`; argparse's
+    exit included); capture its output."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try: code = main([str(a) for a in argv])
         except SystemExit as e: code = e.code          # argparse refuses an argument with exit 2
-    return subprocess.CompletedProcess(['attn-tokens', *map(str, argv)], code, out.getvalue(), err.getvalue())
+    return subprocess.CompletedProcess(['attn-tokens', *map(str, argv)], code, out.getvalue(),
+                                       err.getvalue())
 
-def check_exit(r: subprocess.CompletedProcess, code: int, contains: str = '') -> subprocess.CompletedProcess:
-    "Assert that the run `r` exited with `code`, printed no traceback, and that stderr contains `contains`."
-    assert r.returncode == code, f"exit {r.returncode}, expected {code}\nstdout: {r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}"
+def check_exit(r: subprocess.CompletedProcess, code: int,
+               contains: str = '') -> subprocess.CompletedProcess:
+    """Assert that the run `r` exited with `code`, printed no traceback, and that stderr contains
+    `contains`."""
+    assert r.returncode == code, (f"exit {r.returncode}, expected {code}\nstdout: "
+                                  f"{r.stdout[-2000:]}\nstderr: {r.stderr[-2000:]}")
     assert 'Traceback' not in r.stderr, f"traceback on stderr:\n{r.stderr[-3000:]}"
     assert contains in r.stderr, f"stderr does not contain {contains!r}:\n{r.stderr[-2000:]}"
     return r

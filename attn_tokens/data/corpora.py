@@ -19,8 +19,10 @@ __all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DatasetUnavail
            'load_text_dataset', 'write_local_copy', 'corpus_source']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
-HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity', 'yelp_review_full': 'Yelp/yelp_review_full'}
-LOCAL_ONLY = ('yelp_sentences', 'yelp_pool')     # yelp_pool: a pool of real Yelp reviews, not an official split (data README)
+HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity',
+           'yelp_review_full': 'Yelp/yelp_review_full'}
+LOCAL_ONLY = ('yelp_sentences', 'yelp_pool')     # yelp_pool: a pool of real Yelp reviews, not an
+                                                 # official split (data README)
 DERIVED = {'yelp_review_full_binary': 'yelp_review_full', 'yelp_pool_binary': 'yelp_pool'}
 KNOWN_DATASETS = tuple(HUB_IDS) + LOCAL_ONLY + tuple(DERIVED)
 
@@ -32,12 +34,16 @@ def _check_name(name):
         raise ValueError(f"unknown dataset {name!r}; known names: {', '.join(KNOWN_DATASETS)}.")
 
 def local_files(name, data_dir=None) -> Optional[dict]:
-    "Split -> parquet file of the first local copy of `name` (data_dir, then $ATTN_TOKENS_DATA), or None."
+    """Split -> parquet file of the first local copy of `name` (data_dir, then $ATTN_TOKENS_DATA),
+    or None."""
     for root in (data_dir, os.environ.get(DATA_ENV)):
         if not root: continue
         d = Path(root).expanduser()/name
-        found = sorted(d.glob('*.parquet'), key=lambda f: (f.stem != 'train', f.stem != 'test', f.stem)) if d.is_dir() else []
-        files = {f.stem: f for f in found if f.stem in ('train', 'validation', 'test')}   # not e.g. yelp_pool's *_provenance
+        found = sorted(d.glob('*.parquet'),
+                       key=lambda f: (f.stem != 'train', f.stem != 'test',
+                                      f.stem)) if d.is_dir() else []
+        # not e.g. yelp_pool's *_provenance
+        files = {f.stem: f for f in found if f.stem in ('train', 'validation', 'test')}
         if 'train' in files: return files
     return None
 
@@ -46,8 +52,10 @@ def hub_status(timeout: float = 3.) -> Optional[str]:
     "None if the Hub looks usable, else why not (offline env var, or host not reachable)."
     for k in ('HF_HUB_OFFLINE', 'HF_DATASETS_OFFLINE'):
         if env_flag(k, default=False, strict=False): return f"offline ({k}={os.environ[k]})"
-    if any(os.environ.get(k) for k in ('HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy')): return None  # cannot probe through a proxy
-    host = urlparse(os.environ.get('HF_ENDPOINT', 'https://huggingface.co')).hostname or 'huggingface.co'
+    if any(os.environ.get(k) for k in ('HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy')):
+        return None  # cannot probe through a proxy
+    host = urlparse(os.environ.get('HF_ENDPOINT',
+                                   'https://huggingface.co')).hostname or 'huggingface.co'
     if host not in _HUB_OK:
         try:
             socket.create_connection((host, 443), timeout=timeout).close(); _HUB_OK[host] = None
@@ -55,33 +63,47 @@ def hub_status(timeout: float = 3.) -> Optional[str]:
     return _HUB_OK[host]
 
 def _unavailable(name, data_dir, why, hub_id=None):
-    looked = f"data_dir={str(data_dir) if data_dir else None!r}, ${DATA_ENV}={os.environ.get(DATA_ENV)!r}"
-    hub = (f"the Hugging Face Hub is {why}, so datasets.load_dataset({hub_id!r}) cannot download it" if hub_id
-           else "it has no Hub id (local copy only)")
+    looked = (f"data_dir={str(data_dir) if data_dir else None!r}, "
+              f"${DATA_ENV}={os.environ.get(DATA_ENV)!r}")
+    hub = (
+        f"the Hugging Face Hub is {why}, so datasets.load_dataset({hub_id!r}) cannot download it"
+        if hub_id
+        else "it has no Hub id (local copy only)"
+    )
     return DatasetUnavailableError(
-        f"dataset {name!r} is not available: no local copy ({looked}; looked for <folder>/{name}/train.parquet) and {hub}. "
-        f"Fix: set the environment variable {DATA_ENV} to a folder holding {name}/train.parquet and {name}/test.parquet"
+        f"dataset {name!r} is not available: no local copy ({looked}; looked for "
+        f"<folder>/{name}/train.parquet) and {hub}. Fix: set the environment variable {DATA_ENV} "
+        f"to a folder holding {name}/train.parquet and {name}/test.parquet"
         + (f", or go online so that the Hub id {hub_id!r} can be downloaded." if hub_id else "."))
 
 # %% ../../nbs/data/01a_corpora.ipynb #901f5d11
-_COPY_FIX = ("write the copy again with attn_tokens.data.corpora.write_local_copy(folder, name, split, texts, labels, label_names), "
-             "which stores a text per row, labels as integers 0..K-1 and the class names")
+_COPY_FIX = ("write the copy again with attn_tokens.data.corpora.write_local_copy(folder, name, "
+             "split, texts, labels, label_names), which stores a text per row, labels as integers "
+             "0..K-1 and the class names")
 
 def _read_table(f):
-    "The parquet file `f` of a local copy, checked: a string column 'text' without nulls, an integer column 'label' without nulls."
+    """The parquet file `f` of a local copy, checked: a string column 'text' without nulls, an
+    integer column 'label' without nulls."""
     try: tb = pq.read_table(f)
-    except (OSError, pa.ArrowException) as e: raise ValueError(f"{f}: not a readable parquet file ({str(e)[:200]}); {_COPY_FIX}") from None
+    except (OSError, pa.ArrowException) as e:
+        raise ValueError(
+            f"{f}: not a readable parquet file ({str(e)[:200]}); {_COPY_FIX}"
+        ) from None
     for c in ('text', 'label'):
-        if c not in tb.column_names: raise ValueError(f"{f}: no column {c!r} (found {tb.column_names}); {_COPY_FIX}")
+        if c not in tb.column_names:
+            raise ValueError(f"{f}: no column {c!r} (found {tb.column_names}); {_COPY_FIX}")
     t, l = tb.schema.field('text').type, tb.schema.field('label').type
-    if not (pa.types.is_string(t) or pa.types.is_large_string(t)): raise ValueError(f"{f}: column 'text' has type {t}, not strings; {_COPY_FIX}")
+    if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
+        raise ValueError(f"{f}: column 'text' has type {t}, not strings; {_COPY_FIX}")
     if not pa.types.is_integer(l):
         ex = next((x for x in tb.column('label').to_pylist() if x is not None), None)
-        raise ValueError(f"{f}: column 'label' has type {l} (e.g. {ex!r}), not integers 0..K-1; {_COPY_FIX}")
+        raise ValueError(f"{f}: column 'label' has type {l} (e.g. {ex!r}), not integers 0..K-1; "
+                         f"{_COPY_FIX}")
     for c in ('text', 'label'):
         if (k := tb.column(c).null_count):
             first = next(i for i, x in enumerate(tb.column(c).to_pylist()) if x is None)
-            raise ValueError(f"{f}: column {c!r} has {k} missing (null) entries, the first in row {first}; drop those rows or {_COPY_FIX}")
+            raise ValueError(f"{f}: column {c!r} has {k} missing (null) entries, the first in row "
+                             f"{first}; drop those rows or {_COPY_FIX}")
     return tb
 
 def _read_local(files: dict):
@@ -92,28 +114,35 @@ def _from_hub(name, data_dir):
     import datasets
     hub_id = HUB_IDS[name]
     why = hub_status()
-    if why is not None and not datasets.config.HF_HUB_OFFLINE: raise _unavailable(name, data_dir, why, hub_id)
+    if why is not None and not datasets.config.HF_HUB_OFFLINE:
+        raise _unavailable(name, data_dir, why, hub_id)
     try: ds = datasets.load_dataset(hub_id)
     except Exception as e:
         if why is None: raise
         raise _unavailable(name, data_dir, why, hub_id) from e
     return datasets.DatasetDict({s: ds[s] for s in ('train', 'test') if s in ds})
 
+# %% ../../nbs/data/01a_corpora.ipynb #7e741ef2
 def _binary_view(ds):
     "Yelp Review Full -> binary: 1-2 stars -> 0, 4-5 stars -> 1, 3 stars dropped."
     import datasets
-    feats = datasets.Features({'text': datasets.Value('string'), 'label': datasets.ClassLabel(names=['negative', 'positive'])})
+    feats = datasets.Features({'text': datasets.Value('string'),
+                               'label': datasets.ClassLabel(names=['negative', 'positive'])})
     out = {}
     for s, d in ds.items():
-        cols = d[:]                                   # both columns at once (d['text'] is read row by row)
+        cols = d[:]                                   # both columns at once (d['text'] is read row
+                                                      # by row)
         lab = np.asarray(cols['label'])
         keep = np.flatnonzero(lab != 2)
         text = [cols['text'][i] for i in keep]
-        out[s] = datasets.Dataset.from_dict({'text': text, 'label': (lab[keep] > 2).astype(np.int64)}, features=feats)
+        out[s] = datasets.Dataset.from_dict({'text': text,
+                                             'label': (lab[keep] > 2).astype(np.int64)},
+                                             features=feats)
     return datasets.DatasetDict(out)
 
 def load_text_dataset(name: str, data_dir=None):
-    "Load dataset `name` as a `datasets.DatasetDict` with `text` and `label` (local folder, $ATTN_TOKENS_DATA, then Hub)."
+    """Load dataset `name` as a `datasets.DatasetDict` with `text` and `label` (local folder,
+    $ATTN_TOKENS_DATA, then Hub)."""
     _check_name(name)
     if name in DERIVED: return _binary_view(load_text_dataset(DERIVED[name], data_dir))
     files = local_files(name, data_dir)
@@ -122,15 +151,22 @@ def load_text_dataset(name: str, data_dir=None):
     return _from_hub(name, data_dir)
 
 # %% ../../nbs/data/01a_corpora.ipynb #0f6e2d3b
-def write_local_copy(folder, name: str, split: str, texts: Sequence[str], labels, label_names: Sequence[str], force: bool = False) -> Path:
-    "Write one split of data set `name` as `<folder>/<name>/<split>.parquet`, the local copy that `load_text_dataset` reads."
+def write_local_copy(folder, name: str, split: str, texts: Sequence[str], labels,
+                     label_names: Sequence[str], force: bool = False) -> Path:
+    """Write one split of data set `name` as `<folder>/<name>/<split>.parquet`, the local copy that
+    `load_text_dataset` reads."""
     _check_name(name)
-    if name in DERIVED: raise ValueError(f"{name!r} is derived from {DERIVED[name]!r} and has no files of its own; write {DERIVED[name]!r}.")
+    if name in DERIVED:
+        raise ValueError(f"{name!r} is derived from {DERIVED[name]!r} and has no files of its own; "
+                         f"write {DERIVED[name]!r}.")
     texts = list(texts)
-    labels = check_labels(np.asarray(labels), len(texts), len(label_names), where=f"write_local_copy({name!r}, {split!r})").numpy()
+    labels = check_labels(np.asarray(labels), len(texts), len(label_names),
+                          where=f"write_local_copy({name!r}, {split!r})").numpy()
     (Path(folder)/name).mkdir(parents=True, exist_ok=True)
-    path = check_output(Path(folder)/name/f'{split}.parquet', force, what='local copy', flag='force=True')
-    features = {'text': {'dtype': 'string', '_type': 'Value'}, 'label': {'names': list(label_names), '_type': 'ClassLabel'}}
+    path = check_output(Path(folder)/name/f'{split}.parquet', force, what='local copy',
+                        flag='force=True')
+    features = {'text': {'dtype': 'string', '_type': 'Value'},
+                'label': {'names': list(label_names), '_type': 'ClassLabel'}}
     tb = pa.table({'text': pa.array(texts, pa.string()), 'label': pa.array(labels, pa.int64())})
     tb = tb.replace_schema_metadata({'huggingface': json.dumps({'info': {'features': features}})})
     return atomic_write(path, lambda f: pq.write_table(tb, f))
@@ -143,7 +179,8 @@ def _file_sha(path, bufsize=1 << 22) -> str:
     return h.hexdigest()
 
 def corpus_source(name: str, data_dir=None):
-    "A fingerprint of where `name` comes from, and a loader of its (texts, labels, n_classes) per split."
+    """A fingerprint of where `name` comes from, and a loader of its (texts, labels, n_classes) per
+    split."""
     _check_name(name)
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir)
@@ -162,6 +199,7 @@ def corpus_source(name: str, data_dir=None):
             return out
         ds = load_text_dataset(name, data_dir)
         cols = {s: d[:] for s, d in ds.items()}       # whole columns, not row by row
-        return {s: (cols[s]['text'], np.asarray(cols[s]['label'], dtype=np.int64), getattr(d.features['label'], 'num_classes', None))
+        return {s: (cols[s]['text'], np.asarray(cols[s]['label'], dtype=np.int64),
+                    getattr(d.features['label'], 'num_classes', None))
                 for s, d in ds.items()}
     return fp, load

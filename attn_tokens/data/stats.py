@@ -31,23 +31,29 @@ class TokenStats:
     n_tokens: int = 0
     class_counts: Optional[torch.Tensor] = None    # (K,) sequences per class
 
-def token_stats(tokens, labels=None, V: Optional[int] = None, n_classes: Optional[int] = None) -> TokenStats:
-    "Counts, shares, average (signed) frequencies alpha, beta and posteriors of every token, of (tokens, labels) or a `TokenData`."
+# %% ../../nbs/data/01c_stats.ipynb #f5410974
+def token_stats(tokens, labels=None, V: Optional[int] = None,
+                n_classes: Optional[int] = None) -> TokenStats:
+    """Counts, shares, average (signed) frequencies alpha, beta and posteriors of every token, of
+    (tokens, labels) or a `TokenData`."""
     if isinstance(tokens, TokenData):
         d = tokens
         tokens, labels, V, n_classes = d.tokens, d.labels, V or d.V, n_classes or d.n_classes
     if labels is None: raise ValueError("token_stats: labels are required (or pass a TokenData).")
-    tok = check_tokens(tokens, V, where='token_stats').cpu().numpy()         # the package's one check of ids and labels
+    # the package's one check of ids and labels
+    tok = check_tokens(tokens, V, where='token_stats').cpu().numpy()
     lab = check_labels(labels, len(tok), n_classes, where='token_stats').cpu().numpy()
     n = tok.shape[0]
     if V is None: V = int(tok.max()) + 1
     K = max(n_classes or int(lab.max()) + 1, 2)
     mask = tok >= 0
     L = np.count_nonzero(mask, axis=1).astype(np.int64)
-    s = tok[mask]                                             # row-major: the ids of row 0, then row 1, ...
+    # row-major: the ids of row 0, then row 1, ...
+    s = tok[mask]
     doc = np.repeat(np.arange(n), L)
     Lmax = int(L.max())
-    if V * (Lmax + 1) * n >= 2**62: raise ValueError("token_stats: data too large for the int64 sort key.")
+    if V * (Lmax + 1) * n >= 2**62:
+        raise ValueError("token_stats: data too large for the int64 sort key.")
     # one sort of the occurrences by (token, length, sequence)
     key = np.sort((s * (Lmax + 1) + L[doc]) * n + doc)
     new = np.ones(len(key), dtype=bool); new[1:] = key[1:] != key[:-1]
@@ -60,9 +66,11 @@ def token_stats(tokens, labels=None, V: Optional[int] = None, n_classes: Optiona
     gnew = np.ones(len(sl), dtype=bool); gnew[1:] = sl[1:] != sl[:-1]
     gid = np.cumsum(gnew) - 1                                 # (token, length) group id
     C = np.bincount(gid * K + k_u, weights=nsX, minlength=(gid[-1] + 1) * K).reshape(-1, K)
-    G = K * C - C.sum(1, keepdims=True)                       # exact integers (float64 holds them exactly)
+    # exact integers (float64 holds them exactly)
+    G = K * C - C.sum(1, keepdims=True)
     gsl = sl[gnew]; gs, gL = gsl // (Lmax + 1), gsl % (Lmax + 1)
-    alpha_k = np.stack([np.bincount(gs, weights=G[:, k] / gL, minlength=V) for k in range(K)], 1) / (n * K)
+    alpha_k = np.stack([np.bincount(gs, weights=G[:, k] / gL, minlength=V) for k in range(K)],
+                       1) / (n * K)
     avg_freq = np.bincount(gs, weights=C.sum(1) / gL, minlength=V) / n
     tot = counts.sum(1, keepdims=True)
     with np.errstate(invalid='ignore', divide='ignore'):
@@ -70,8 +78,10 @@ def token_stats(tokens, labels=None, V: Optional[int] = None, n_classes: Optiona
     post[tot[:, 0] == 0] = np.nan
     imp = (K * post - 1) / (K - 1)
     t = lambda a: torch.from_numpy(np.ascontiguousarray(a))
-    st = TokenStats(t(counts), t(doc_freq), t(tot[:, 0] / len(s)), t(avg_freq), t(alpha_k), t(post), t(imp),
-                    n=n, n_tokens=int(len(s)), class_counts=t(np.bincount(lab, minlength=K).astype(np.int64)))
+    st = TokenStats(t(counts), t(doc_freq), t(tot[:, 0] / len(s)), t(avg_freq), t(alpha_k), t(post),
+                    t(imp),
+                    n=n, n_tokens=int(len(s)),
+                    class_counts=t(np.bincount(lab, minlength=K).astype(np.int64)))
     if K == 2: st.alpha, st.posterior_diff = t(2 * alpha_k[:, 1]), t(post[:, 1] - post[:, 0])
     return st
 
@@ -89,8 +99,12 @@ def bin_stats(x, y, n_bins: int = 20, lo: float = -1., hi: float = 1.) -> BinSta
     "Mean, std and count of `y` in `n_bins` equal-width bins of `x` over [lo, hi]."
     x = np.asarray(x.detach().cpu() if isinstance(x, torch.Tensor) else x, dtype=np.float64).ravel()
     y = np.asarray(y.detach().cpu() if isinstance(y, torch.Tensor) else y, dtype=np.float64).ravel()
-    if x.shape != y.shape: raise ValueError(f"bin_stats: x and y must have the same length; got {x.shape} and {y.shape}.")
-    if not hi > lo or n_bins < 1: raise ValueError(f"bin_stats: need lo < hi and n_bins >= 1; got lo={lo}, hi={hi}, n_bins={n_bins}.")
+    if x.shape != y.shape:
+        raise ValueError(f"bin_stats: x and y must have the same length; got {x.shape} and "
+                         f"{y.shape}.")
+    if not hi > lo or n_bins < 1:
+        raise ValueError(f"bin_stats: need lo < hi and n_bins >= 1; got lo={lo}, hi={hi}, "
+                         f"n_bins={n_bins}.")
     edges = np.linspace(lo, hi, n_bins + 1)
     ok = np.isfinite(x) & np.isfinite(y) & (x >= lo) & (x <= hi)
     x, y = x[ok], y[ok]

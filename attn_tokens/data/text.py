@@ -231,7 +231,8 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
 
 # %% ../../nbs/data/01b_text.ipynb #35c9c721
 def word_counts(name: str, data_dir=None, tokenizer: Optional[Tokenizer] = None) -> np.ndarray:
-    "How often each distinct word occurs in the training split of dataset `name`, most frequent first (nothing encoded or cached)."
+    """How often each distinct word occurs in the training split of dataset `name`, most frequent
+    first (nothing encoded or cached)."""
     texts, _, _ = corpus_source(name, data_dir)[1]()['train']
     ids, _ = _flat_ids(texts, tokenizer or Tokenizer(), _new_word_ids())
     return np.sort(np.bincount(ids))[::-1]

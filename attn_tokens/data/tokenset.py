@@ -18,7 +18,8 @@ __all__ = ['TokenSet', 'token_ids', 'engine_batch']
 # %% ../../nbs/data/01e_tokenset.ipynb #cfddc3dd
 @dataclass(frozen=True, eq=False, repr=False)
 class TokenSet:
-    "A labelled token set checked once (`make`): what takes it reads these fields and never re-checks."
+    """A labelled token set checked once (`make`): what takes it reads these fields and never
+    re-checks."""
     tokens: torch.Tensor        # (n, T) int64 ids, -1 = padding; checked by core.check_tokens
     labels: torch.Tensor        # (n,) int64 class indices 0..K-1, checked
     V: int                      # vocabulary size: ids are < V
@@ -28,11 +29,16 @@ class TokenSet:
 
     @classmethod
     def make(cls, tokens, labels=None, V=None, K=2, where=''):
-        "Check `tokens` (n, T) and `labels` (n,) once; a TokenSet is returned as it is (V, K, labels must agree)."
+        """Check `tokens` (n, T) and `labels` (n,) once; a TokenSet is returned as it is (V, K,
+        labels must agree)."""
         if isinstance(tokens, TokenSet): return tokens.agrees(labels, V, K, where)
-        if labels is None: labels = getattr(tokens, 'labels', None)   # a TokenData or a TokenBatch holds its labels
-        if labels is None: raise ValueError(f"{where + ': ' if where else ''}labels are required (one per sequence)")
-        if V is not None: V = check_int('V', V, 1, '; pass the vocabulary size (or None: largest id + 1)')
+        # a TokenData or a TokenBatch holds its labels
+        if labels is None: labels = getattr(tokens, 'labels', None)
+        if labels is None:
+            raise ValueError(f"{where + ': ' if where else ''}labels are required (one per "
+                             f"sequence)")
+        if V is not None:
+            V = check_int('V', V, 1, '; pass the vocabulary size (or None: largest id + 1)')
         K = check_int('K', K, 2, '; pass the number of classes (2: binary)')
         t = core.check_tokens(_tensor(getattr(tokens, 'tokens', tokens)), V, where=where)
         lab = core.check_labels(_tensor(labels), len(t), K, where)
@@ -41,41 +47,57 @@ class TokenSet:
         return cls(t, lab, V, K, y)
 
     def agrees(self, labels=None, V=None, K=2, where=''):
-        "This set, if `labels`, `V` and `K` (where given) are its own; else a ValueError naming the difference."
+        """This set, if `labels`, `V` and `K` (where given) are its own; else a ValueError naming
+        the difference."""
         w = f"{where}: " if where else ''
         if V is not None and V != self.V:
-            raise ValueError(f"{w}the token set was made with V = {self.V}, not {V}; make it with V={V}")
-        if K != self.K: raise ValueError(f"{w}the token set was made with K = {self.K} classes, not {K}")
-        same = labels is None or labels is self.labels or torch.equal(torch.as_tensor(labels).long(), self.labels)
-        if not same: raise ValueError(f"{w}labels differ from the token set's own; pass ts.labels or make a new set")
+            raise ValueError(f"{w}the token set was made with V = {self.V}, not {V}; make it with "
+                             f"V={V}")
+        if K != self.K:
+            raise ValueError(f"{w}the token set was made with K = {self.K} classes, not {K}")
+        same = (
+            labels is None
+            or labels is self.labels
+            or torch.equal(torch.as_tensor(labels).long(), self.labels)
+        )
+        if not same:
+            raise ValueError(f"{w}labels differ from the token set's own; pass ts.labels or make a "
+                             f"new set")
         return self
 
     @property
     def n(self) -> int: return len(self.tokens)
     @cached_property
-    def batch(self) -> core.TokenBatch:                                 # the engine's layout, made without re-checking
+    # the engine's layout, made without re-checking
+    def batch(self) -> core.TokenBatch:
         return core.TokenBatch.from_checked(self.tokens, self.labels, self.V)
     @cached_property
     def mask(self) -> torch.Tensor: return self.tokens >= 0               # (n, T) real positions
     @cached_property
-    def ids(self) -> torch.Tensor: return self.tokens.clamp(min=0)        # (n, T) padding as 0, for gathers
+    # (n, T) padding as 0, for gathers
+    def ids(self) -> torch.Tensor: return self.tokens.clamp(min=0)
     @cached_property
     def stats(self) -> TokenStats: return token_stats(self.tokens, self.labels, self.V, self.K)
     @cached_property
     def relevant(self) -> torch.Tensor:
-        "(V,) bool: tokens that occur in sequences of one class only (completely positive or negative)."
+        """(V,) bool: tokens that occur in sequences of one class only (completely positive or
+        negative)."""
         return (self.stats.counts > 0).sum(1) == 1
-    def __repr__(self): return f"TokenSet(n={self.n}, T={self.tokens.shape[1]}, V={self.V}, K={self.K})"
+    def __repr__(self):
+        return f"TokenSet(n={self.n}, T={self.tokens.shape[1]}, V={self.V}, K={self.K})"
 
+# %% ../../nbs/data/01e_tokenset.ipynb #82a69e9f
 def _tensor(x):
     "`x` as a tensor or NumPy array (a list becomes a tensor); dtypes are judged by core's checks."
     return x if torch.is_tensor(x) or isinstance(x, np.ndarray) else torch.as_tensor(x)
 
 # %% ../../nbs/data/01e_tokenset.ipynb #36c0b933
 def token_ids(tokens, V=None) -> torch.Tensor:
-    "The (n, T) int64 ids behind `tokens` (tensor, array, list, TokenBatch, TokenData), checked; a TokenSet's as made."
+    """The (n, T) int64 ids behind `tokens` (tensor, array, list, TokenBatch, TokenData), checked; a
+    TokenSet's as made."""
     if isinstance(tokens, TokenSet):
-        if V is not None and tokens.V > V: raise ValueError(f"the token set has V = {tokens.V} > {V}: ids may be >= V")
+        if V is not None and tokens.V > V:
+            raise ValueError(f"the token set has V = {tokens.V} > {V}: ids may be >= V")
         return tokens.tokens
     return core.check_tokens(torch.as_tensor(getattr(tokens, 'tokens', tokens)), V)
 

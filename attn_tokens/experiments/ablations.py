@@ -24,50 +24,69 @@ from .real_data import REAL_SIZES, one_layer_real
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #b0ade4b9
 def eta0_rule(tokens, labels, V, d, q=0.5, outer=0.6, delta=0.05) -> dict:
-    "Stage-1 step eta0* = 2 F_delta / (the (1-q)-quantile of |alpha_s| over tokens with |P(1|s)-P(0|s)| >= outer): the signal (eta0/2)|alpha_s| reaches F for a fraction q of them; `tokens` may be a `TokenSet` (its statistics are reused)."
-    if not 0 < q < 1: raise ValueError(f"q={q}: the fraction of important tokens whose signal must reach F lies in (0, 1)")
-    if not 0 <= outer < 1: raise ValueError(f"outer={outer}: the importance threshold |P(1|s)-P(0|s)| lies in [0, 1)")
+    """Stage-1 step eta0* = 2 F_delta / (the (1-q)-quantile of |alpha_s| over tokens with
+    |P(1|s)-P(0|s)| >= outer): the signal (eta0/2)|alpha_s| reaches F for a fraction q of them;
+    `tokens` may be a `TokenSet` (its statistics are reused)."""
+    if not 0 < q < 1:
+        raise ValueError(f"q={q}: the fraction of important tokens whose signal must reach F lies "
+                         f"in (0, 1)")
+    if not 0 <= outer < 1:
+        raise ValueError(f"outer={outer}: the importance threshold |P(1|s)-P(0|s)| lies in [0, 1)")
     ts = TokenSet.make(tokens, labels, V, where='eta0_rule')
     st, V = ts.stats, ts.V
     imp = st.posterior_diff.abs() >= outer            # NaN (never seen) compares False
     if not imp.any(): raise ValueError(f"no token has |P(1|s)-P(0|s)| >= {outer}: lower `outer`")
     a = st.alpha.abs()[imp]
     a_q = float(torch.quantile(a, 1 - q))
-    if a_q == 0: raise ValueError(f"the {1 - q:.2f}-quantile of |alpha_s| over important tokens is 0: raise q")
+    if a_q == 0:
+        raise ValueError(f"the {1 - q:.2f}-quantile of |alpha_s| over important tokens is 0: raise "
+                         f"q")
     F = init_bound(V, d, delta)
-    return {'eta0': 2 * F / a_q, 'F': F, 'alpha_q': a_q, 'q': q, 'outer': outer, 'delta': delta, 'n_important': int(imp.sum()), 'important': imp}
+    return {'eta0': 2 * F / a_q, 'F': F, 'alpha_q': a_q, 'q': q, 'outer': outer, 'delta': delta,
+            'n_important': int(imp.sum()), 'important': imp}
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #c7b2766f
-PROTOCOL_SIZES = {   # sweep: log10 eta0 from lo to hi, `per_decade` points per decade; steps: cap of the rule's run; sweep_steps: of each sweep point
+PROTOCOL_SIZES = {   # sweep: log10 eta0 from lo to hi, `per_decade` points per decade; steps: cap
+                     # of the rule's run; sweep_steps: of each sweep point
     'quick': dict(lr=0.03, steps=100, sweep=(1, 5, 1), sweep_steps=20),
     'ci':    dict(lr=0.03, steps=300, sweep=(1, 5, 1), sweep_steps=40),
     'full':  dict(lr=0.03, steps=400, sweep=(1, 5, 2), sweep_steps=40)}
 
 def axis_init(m: OneLayerAttention) -> OneLayerAttention:
-    "Rotate m's initial E and v (p = 0) by a Householder reflection so that v = e_1: the same init in law (E(0) Q ~ E(0))."
+    """Rotate m's initial E and v (p = 0) by a Householder reflection so that v = e_1: the same init
+    in law (E(0) Q ~ E(0))."""
     v = m.v.to(torch.float64); w = v.clone(); w[0] -= 1
     if w.norm() > 0:
         H = torch.eye(m.d, dtype=torch.float64) - 2 * torch.outer(w, w) / (w @ w)
-        with torch.no_grad(): m.E.copy_((m.E.to(torch.float64) @ H).to(m.E.dtype)); m.v.copy_((H @ v).to(m.v.dtype))
+        with torch.no_grad():
+            m.E.copy_((m.E.to(torch.float64) @ H).to(m.E.dtype)); m.v.copy_((H @ v).to(m.v.dtype))
     return m
 
 def one_step_model(tr, d, eta0, seed=0) -> OneLayerAttention:
-    "The one-layer model after stage 1: init rotated to v = e_1 (`axis_init`), one full-batch GD step of size eta0 on E."
+    """The one-layer model after stage 1: init rotated to v = e_1 (`axis_init`), one full-batch GD
+    step of size eta0 on E."""
     m = axis_init(OneLayerAttention(tr.V, d, seed=seed))
-    if eta0 > 0: train(m, tr.tokens, tr.labels, TrainConfig(lr=eta0, optimizer='gd', steps=1, val_frac=0, trainable=('E',), progress=False))
+    if eta0 > 0:
+        train(m, tr.tokens, tr.labels,
+              TrainConfig(lr=eta0, optimizer='gd', steps=1, val_frac=0, trainable=('E',),
+                          progress=False))
     return m
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #548d33dd
 def _sweep_point(m, tr, ts, te, full, tcfg) -> dict:
-    "Accuracy after the step and after (p, v), the shape numbers and the spread ratios (full training / protocol) of one stage-1 model; `ts`: `tr` as a `TokenSet`."
+    """Accuracy after the step and after (p, v), the shape numbers and the spread ratios (full
+    training / protocol) of one stage-1 model; `ts`: `tr` as a `TokenSet`."""
     after_step = evaluate(m, te.tokens, te.labels)
     st0 = embedding_report(m, ts); st0.pop('bins')
     r = fit(m, tr, te, tcfg)
     st = embedding_report(m, ts); st.pop('bins')
-    out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0], 'spearman_v_after_step': st0['spearman_v_bins'],
+    out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0],
+           'spearman_v_after_step': st0['spearman_v_bins'],
            **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason')},
-           **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')}, 'spearman_v_bins': st['spearman_v_bins']}
-    for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p'): out[f'ratio_{k}'] = full[k] / st[k]
+           **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')},
+           'spearman_v_bins': st['spearman_v_bins']}
+    for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p'):
+        out[f'ratio_{k}'] = full[k] / st[k]
     return out
 
 def _finish(fig, path):
@@ -79,14 +98,23 @@ def _finish(fig, path):
     return path
 
 def _plot_sweep(rows, star, path):
-    "Four panels against eta0: accuracies, raw and scale-free spread ratios, Spearman of E^T v; the sweep as lines, the rule's run (trained longer) as stars."
+    """Four panels against eta0: accuracies, raw and scale-free spread ratios, Spearman of E^T v;
+    the sweep as lines, the rule's run (trained longer) as stars."""
     import matplotlib.pyplot as plt
     e = np.array([r['eta0'] for r in rows]); col = lambda k: np.array([r[k] for r in rows])
     fig, axs = plt.subplots(1, 4, figsize=(17, 3.6))
-    panels = [('test accuracy', [('test_acc_after_step', 'after the step (p = 0)'), ('test_acc', 'after (p, v)')], [0.8]),
-              ('spread ratio, full / protocol (raw)', [('ratio_spread_v', r'$E_s^\top v$'), ('ratio_spread_p', r'$E_s^\top p$')], [8, 6, 1]),
-              ('spread ratio, full / protocol (scale-free)', [('ratio_rel_spread_v', r'$E_s^\top v$'), ('ratio_rel_spread_p', r'$E_s^\top p$')], [1]),
-              (r'Spearman of $E_s^\top v$ bin means', [('spearman_v_after_step', 'after the step'), ('spearman_v_bins', 'after (p, v)')], [])]
+    panels = [('test accuracy',
+               [('test_acc_after_step', 'after the step (p = 0)'), ('test_acc', 'after (p, v)')],
+               [0.8]),
+              ('spread ratio, full / protocol (raw)',
+               [('ratio_spread_v', r'$E_s^\top v$'), ('ratio_spread_p', r'$E_s^\top p$')],
+               [8, 6, 1]),
+              ('spread ratio, full / protocol (scale-free)',
+               [('ratio_rel_spread_v', r'$E_s^\top v$'), ('ratio_rel_spread_p', r'$E_s^\top p$')],
+               [1]),
+              (r'Spearman of $E_s^\top v$ bin means',
+               [('spearman_v_after_step', 'after the step'), ('spearman_v_bins', 'after (p, v)')],
+               [])]
     for ax, (ylab, series, hl) in zip(axs, panels):
         for i, (k, lab) in enumerate(series):
             ax.plot(e, col(k), 'o-', ms=3, color=f'C{i}', label=f'{lab}, sweep')
@@ -101,109 +129,209 @@ def _plot_sweep(rows, star, path):
 # %% ../../nbs/experiments/08a_ablations.ipynb #7b8b79d0
 @experiment('one_step_protocol')
 def one_step_protocol(cfg: ExpConfig) -> dict:
-    "IMDB: one GD step on E with the theory's eta0*, then (p, v) trained; spreads versus full training; a sweep over eta0."
+    """IMDB: one GD step on E with the theory's eta0*, then (p, v) trained; spreads versus full
+    training; a sweep over eta0."""
     d, P = REAL_SIZES['imdb'][cfg.size]['d'], PROTOCOL_SIZES[cfg.size]
     m, tr, te, _ = one_layer_real('imdb', cfg)
-    ts = TokenSet.make(tr, V=tr.V, where='one_step_protocol')     # checked once; its token statistics computed once
+    # checked once; its token statistics computed once
+    ts = TokenSet.make(tr, V=tr.V, where='one_step_protocol')
     full = embedding_report(m, ts); full.pop('bins')
     rule = eta0_rule(ts, ts.labels, ts.V, d)
-    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps, eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, dir_tol=PAPER.tol, keep_last=True,
-                                                seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt, progress=cfg.progress)
+    tcfg = lambda steps, ckpt=None: TrainConfig(lr=P['lr'], steps=steps,
+                                                eval_every=PAPER.eval_every, patience=None,
+                                                tol=PAPER.tol, dir_tol=PAPER.tol, keep_last=True,
+                                                seed=cfg.seed, trainable=('p', 'v'), ckpt=ckpt,
+                                                progress=cfg.progress)
     lo, hi, k = P['sweep']
     rows = []
     for eta0 in [10 ** (lo + i / k) for i in range(round((hi - lo) * k) + 1)]:
-        rows.append({'eta0': eta0, **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, ts, te, full, tcfg(P['sweep_steps']))})
+        rows.append({'eta0': eta0,
+                     **_sweep_point(one_step_model(tr, d, eta0, cfg.seed), tr, ts, te, full,
+                                    tcfg(P['sweep_steps']))})
     m1 = one_step_model(tr, d, rule['eta0'], cfg.seed)
-    star = {'eta0': rule['eta0'], **_sweep_point(m1, tr, ts, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
+    star = {'eta0': rule['eta0'],
+            **_sweep_point(m1, tr, ts, te, full, tcfg(P['steps'], cfg.ckpt('imdb_one_step_rule')))}
     sweep_fig = _plot_sweep(rows, star, cfg.fig('imdb_one_step_sweep'))
     claims = lambda nums: [
-        claim('IMDB one-step protocol at the rule\'s eta0: test accuracy after (p, v)', nums['test_acc'], '>= 0.80', by='ours'),
-        claim('IMDB one-step protocol: per-bin spread of E_s^T v smaller than with full training (raw ratio full/protocol; rebuttal about 8)',
-              nums['ratio_spread_v'], '> 1', paper=8, source="the rebuttal: 'reduced by roughly 8 times'"),
-        claim('IMDB one-step protocol: per-bin spread of E_s^T p smaller than with full training (raw ratio full/protocol; rebuttal about 6)',
+        claim('IMDB one-step protocol at the rule\'s eta0: test accuracy after (p, v)',
+              nums['test_acc'], '>= 0.80', by='ours'),
+        claim('IMDB one-step protocol: per-bin spread of E_s^T v smaller than with full training '
+              '(raw ratio full/protocol; rebuttal about 8)',
+              nums['ratio_spread_v'], '> 1', paper=8,
+              source="the rebuttal: 'reduced by roughly 8 times'"),
+        claim('IMDB one-step protocol: per-bin spread of E_s^T p smaller than with full training '
+              '(raw ratio full/protocol; rebuttal about 6)',
               nums['ratio_spread_p'], '> 1', paper=6, source="the rebuttal: 'roughly 6 times'"),
-        claim('IMDB one-step protocol: relative per-bin spread of E_s^T v smaller (ratio full/protocol, scale-free; our own check)',
+        claim('IMDB one-step protocol: relative per-bin spread of E_s^T v smaller (ratio '
+              'full/protocol, scale-free; our own check)',
               nums['ratio_rel_spread_v'], '> 1', by='ours')]
-    info = {'eta0': rule['eta0'], 'F': rule['F'], 'alpha_q': rule['alpha_q'], 'n_important': rule['n_important'], 'd': d, 'V': tr.V,
-            'config': dict(P), 'sweep': rows, **{f'full_{k}': full[k] for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p')},
-            **{k: star[k] for k in ('test_acc_after_step', 'test_loss_after_step', 'spearman_v_after_step', 'ratio_spread_v', 'ratio_spread_p',
+    info = {'eta0': rule['eta0'], 'F': rule['F'], 'alpha_q': rule['alpha_q'],
+            'n_important': rule['n_important'], 'd': d, 'V': tr.V,
+            'config': dict(P), 'sweep': rows,
+            **{f'full_{k}': full[k] for k in ('spread_v', 'spread_p', 'rel_spread_v',
+                                              'rel_spread_p')},
+            **{k: star[k] for k in ('test_acc_after_step', 'test_loss_after_step',
+                                    'spearman_v_after_step', 'ratio_spread_v', 'ratio_spread_p',
                                     'ratio_rel_spread_v', 'ratio_rel_spread_p')}}
-    path, title = cfg.fig('imdb_one_step_protocol'), f"IMDB: one GD step on E (eta0*={rule['eta0']:.3g}), then p, v; d={d}"
+    path, title = cfg.fig('imdb_one_step_protocol'), (f"IMDB: one GD step on E "
+                                                      f"(eta0*={rule['eta0']:.3g}), then p, v; "
+                                                      f"d={d}")
     st = embedding_report(m1, ts, path, title); bins = st.pop('bins')
     nums = {**info, **st, **{k: v for k, v in star.items() if k != 'eta0'}}
     return {'numbers': nums, 'bins': bins, 'figures': [path, sweep_fig], 'claims': claims(nums),
-            'notes': f"eta0* = 2F/median|alpha_s| over the {rule['n_important']} tokens with |P(1|s)-P(0|s)| >= 0.6 = {rule['eta0']:.3g} "
-                     f"(F = {rule['F']:.3f}); init rotated to v = e_1; then Adam lr={P['lr']} on (p, v) until converged (PAPER.convergence: the training loss falls by less "
-                     f"than {PAPER.tol:g} (relative) over {PAPER.eval_every} steps, or the direction of (p, v) turns by 1 - cos <= {PAPER.tol:g} there on a separated training set), at most {P['steps']} steps ({star['steps']} taken, "
-                     f"{star['stop_reason']}); sweep: eta0 = 10^{lo}..10^{hi}, "
-                     f"{k} per decade, at most {P['sweep_steps']} steps each; d={d}."}
+            'notes': f"eta0* = 2F/median|alpha_s| over the {rule['n_important']} tokens with "
+                     f"|P(1|s)-P(0|s)| >= 0.6 = {rule['eta0']:.3g} (F = {rule['F']:.3f}); init "
+                     f"rotated to v = e_1; then Adam lr={P['lr']} on (p, v) until converged "
+                     f"(PAPER.convergence: the training loss falls by less than {PAPER.tol:g} "
+                     f"(relative) over {PAPER.eval_every} steps, or the direction of (p, v) turns "
+                     f"by 1 - cos <= {PAPER.tol:g} there on a separated training set), at most "
+                     f"{P['steps']} steps ({star['steps']} taken, {star['stop_reason']}); sweep: "
+                     f"eta0 = 10^{lo}..10^{hi}, {k} per decade, at most {P['sweep_steps']} steps "
+                     f"each; d={d}."}
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #6ab304e4
-STEPS_FROZEN_FULL = 1500   # cap of the frozen runs (they converge slowly: E fixed, only p and v move)
-FROZEN_SIZES = {   # ds: embedding dimensions of the curve; lr, steps: the frozen model's Adam; min_count: vocabulary cut (None: the one of REAL_SIZES)
+STEPS_FROZEN_FULL = 1500   # cap of the frozen runs (they converge slowly: E fixed, only p and v
+                           # move)
+FROZEN_SIZES = {   # ds: embedding dimensions of the curve; lr, steps: the frozen model's Adam;
+                   # min_count: vocabulary cut (None: the one of REAL_SIZES)
     'quick': dict(lr=0.03, steps=60, ds=(16, 64), min_count=None),
     'ci':    dict(lr=0.03, steps=200, ds=(16, 128, 512), min_count=None),
     'full':  dict(lr=0.03, steps=STEPS_FROZEN_FULL, ds=(16, 64, 256, 1024, 2048), min_count=None)}
 
 def _plot_frozen(rows, path):
-    "Test accuracy and test loss against d, trained and frozen, with the rebuttal's numbers as dotted lines."
+    """Test accuracy and test loss against d, trained and frozen, with the rebuttal's numbers as
+    dotted lines."""
     import matplotlib.pyplot as plt
     ds = [r['d'] for r in rows]
     fig, axs = plt.subplots(1, 3, figsize=(13.5, 3.4))
-    rebuttal = {'acc': PAPER.frozen_test_acc[::-1], 'loss': PAPER.frozen_test_loss[::-1]}   # (trained, frozen)
+    # (trained, frozen)
+    rebuttal = {'acc': PAPER.frozen_test_acc[::-1], 'loss': PAPER.frozen_test_loss[::-1]}
     for ax, what in zip(axs, ('acc', 'loss')):
         paper = rebuttal[what]
         for kind, c, ref in (('trained', 'C0', paper[0]), ('frozen', 'C1', paper[1])):
             ax.plot(ds, [r[f'test_{what}_{kind}'] for r in rows], 'o-', color=c, label=kind)
             ax.axhline(ref, color=c, lw=0.7, ls=':', label=f'{kind}, rebuttal')
-            ax.plot([PAPER.d], [ref], '*', ms=12, color=c, mec='k', label=f'{kind}, rebuttal (d = {PAPER.d})')
-        ax.set_xscale('log', base=2); ax.set_xlabel('d'); ax.set_ylabel(f'test {"accuracy" if what == "acc" else "loss"}'); ax.legend(fontsize=6)
+            ax.plot([PAPER.d], [ref], '*', ms=12, color=c, mec='k',
+                    label=f'{kind}, rebuttal (d = {PAPER.d})')
+        ax.set_xscale('log', base=2)
+        ax.set_xlabel('d')
+        ax.set_ylabel(f'test {"accuracy" if what == "acc" else "loss"}')
+        ax.legend(fontsize=6)
     ax = axs[2]
     ax.plot(ds, [r['gap'] for r in rows], 'o-', color='C2', label='ours (trained - frozen)')
-    ax.plot([PAPER.d], [PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0]], '*', ms=14, color='k', label=f'rebuttal (d = {PAPER.d})')
+    ax.plot([PAPER.d], [PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0]], '*', ms=14, color='k',
+            label=f'rebuttal (d = {PAPER.d})')
     ax.axhline(0, color='k', lw=0.5)
-    ax.set_xscale('log', base=2); ax.set_xlabel('d'); ax.set_ylabel('test accuracy gap'); ax.legend(fontsize=7)
+    ax.set_xscale('log', base=2)
+    ax.set_xlabel('d')
+    ax.set_ylabel('test accuracy gap')
+    ax.legend(fontsize=7)
     return _finish(fig, path)
 
 def _conv(r: dict) -> str:
     "Steps and convergence of one d of the frozen curve."
     return f"steps {r['steps_trained']} / {r['steps_frozen']}, " + ', '.join(
-        f"{kind} {'converged' if r[f'converged_{kind}'] else 'NOT converged'}" for kind in ('trained', 'frozen'))
+        f"{kind} {'converged' if r[f'converged_{kind}'] else 'NOT converged'}"
+        for kind in ('trained', 'frozen')
+    )
 
+# %% ../../nbs/experiments/08a_ablations.ipynb #7fab2e37
 @experiment('frozen_embeddings')
 def frozen_embeddings(cfg: ExpConfig) -> dict:
-    "IMDB test accuracy and loss with E trained versus E frozen at its random initialisation (p, v trained), for several d."
+    """IMDB test accuracy and loss with E trained versus E frozen at its random initialisation (p, v
+    trained), for several d."""
     base, f = REAL_SIZES['imdb'][cfg.size], FROZEN_SIZES[cfg.size]
     settings = dict(base, min_count=f['min_count'] or base['min_count'])
     rows, runs, x = [], [], None
     for d in f['ds']:
         s = dict(settings, d=d)
-        tag = '' if (d, s['min_count']) == (base['d'], base['min_count']) else f"_mc{s['min_count']}_d{d}"   # '' shares the imdb model
+        tag = '' if (d, s['min_count']) == (base['d'],
+                                            # '' shares the imdb model
+                                            base['min_count']) else f"_mc{s['min_count']}_d{d}"
         m, tr, te, a = one_layer_real('imdb', cfg, tag=tag, settings=s)
-        mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen', settings=dict(s, lr=f['lr'], steps=f['steps']))
-        rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'], 'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
-                     'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'], 'steps_frozen': b['steps'],
+        mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen',
+                                     settings=dict(s, lr=f['lr'], steps=f['steps']))
+        rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'],
+                     'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
+                     'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'],
+                     'steps_frozen': b['steps'],
                      'converged_trained': a['converged'], 'converged_frozen': b['converged']})
-        if x is None: x = token_stats(tr).posterior_diff    # once: the data are loaded with the same settings for every d
-        for kind, mm, res in (('trained', m, a), ('frozen', mf, b)):       # the shapes of each model, for the diagnostics figure
+        # once: the data are loaded with the same settings for every d
+        if x is None: x = token_stats(tr).posterior_diff
+        # the shapes of each model, for the diagnostics figure
+        for kind, mm, res in (('trained', m, a), ('frozen', mf, b)):
             sc = mm.scores(); st = shape_stats(x, sc['v'], sc['p'])
-            runs.append({'run': f'{kind} d={d}', 'test_acc': res['test_acc'], **{q: st[q] for q in ('spearman_v_bins', 'u_ratio', 'rel_spread_v')}})
+            runs.append({'run': f'{kind} d={d}', 'test_acc': res['test_acc'],
+                         **{q: st[q] for q in ('spearman_v_bins', 'u_ratio', 'rel_spread_v')}})
     top = rows[-1]
-    nums = {**{k: top[k] for k in ('d', 'test_acc_trained', 'test_acc_frozen', 'test_loss_trained', 'test_loss_frozen', 'gap')},
-            'V': tr.V, 'min_count': settings['min_count'], 'curve': rows, 'diagnostics_runs': runs, 'd_with_10pt_gap': [r['d'] for r in rows if r['gap'] >= 0.10]}
+    nums = {
+        **{
+            k: top[k]
+            for k in (
+                'd',
+                'test_acc_trained',
+                'test_acc_frozen',
+                'test_loss_trained',
+                'test_loss_frozen',
+                'gap',
+            )
+        },
+        'V': tr.V,
+        'min_count': settings['min_count'],
+        'curve': rows,
+        'diagnostics_runs': runs,
+        'd_with_10pt_gap': [r['d'] for r in rows if r['gap'] >= 0.10],
+    }
     path = _plot_frozen(rows, cfg.fig('imdb_frozen_curve'))
-    nums['frozen_paper_distance'] = min(abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) for r in rows)
-    nums['d_near_paper_frozen'] = [r['d'] for r in rows if abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) <= 0.05]
-    paper_gap, src = PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0], "the rebuttal: 'around 72%' frozen, 'around 95%' trained"
-    return {'numbers': nums, 'figures': [path], 'claims': [
-        claim(f"IMDB: trained embeddings more accurate than frozen random ones at d={top['d']} (accuracy gap)", top['gap'], '> 0',
-              paper=paper_gap, source=src),
-        claim("IMDB: frozen random embeddings reach the rebuttal's accuracy (about 72%) at some d of the sweep (smallest |accuracy - 0.72|)",
-              nums['frozen_paper_distance'], '<= 0.05', paper=0, source=src),
-        claim(f"IMDB: frozen random embeddings at least 10 points less accurate than trained ones at d={top['d']} (our threshold)",
-              top['gap'], '>= 0.10', by='ours', paper=paper_gap, source=src)],
-        'notes': f"V={tr.V} (min_count {settings['min_count']}); frozen: Adam lr={f['lr']} on (p, v), at most {f['steps']} steps; both trained as in "
-                 f"REAL_SIZES (size {cfg.size}); gap >= 10 points at d in {nums['d_with_10pt_gap']}; frozen accuracy within 5 points of the "
-                 f"rebuttal's 72% at d in {nums['d_near_paper_frozen']}; "
-                 + '; '.join(f"d={r['d']}: {r['test_acc_trained']:.3f} / {r['test_acc_frozen']:.3f} (loss {r['test_loss_trained']:.3f} / "
-                             f"{r['test_loss_frozen']:.3f}; {_conv(r)})" for r in rows) + ' (trained / frozen).'}
+    nums['frozen_paper_distance'] = min(
+        abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) for r in rows
+    )
+    nums['d_near_paper_frozen'] = [
+        r['d'] for r in rows if abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) <= 0.05
+    ]
+    paper_gap, src = (
+        PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0],
+        "the rebuttal: 'around 72%' frozen, 'around 95%' trained",
+    )
+    return {
+        'numbers': nums,
+        'figures': [path],
+        'claims': [
+            claim(
+                f"IMDB: trained embeddings more accurate than frozen random ones at d={top['d']} "
+                f"(accuracy gap)",
+                top['gap'],
+                '> 0',
+                paper=paper_gap,
+                source=src,
+            ),
+            claim(
+                "IMDB: frozen random embeddings reach the rebuttal's accuracy (about 72%) at some "
+                "d of the sweep (smallest |accuracy - 0.72|)",
+                nums['frozen_paper_distance'],
+                '<= 0.05',
+                paper=0,
+                source=src,
+            ),
+            claim(
+                f"IMDB: frozen random embeddings at least 10 points less accurate than trained "
+                f"ones at d={top['d']} (our threshold)",
+                top['gap'],
+                '>= 0.10',
+                by='ours',
+                paper=paper_gap,
+                source=src,
+            ),
+        ],
+        'notes': f"V={tr.V} (min_count {settings['min_count']}); frozen: Adam lr={f['lr']} on (p, "
+                 f"v), at most {f['steps']} steps; both trained as in REAL_SIZES (size "
+                 f"{cfg.size}); gap >= 10 points at d in {nums['d_with_10pt_gap']}; frozen "
+                 f"accuracy within 5 points of the rebuttal's 72% at d in "
+                 f"{nums['d_near_paper_frozen']}; "
+        + '; '.join(
+            f"d={r['d']}: {r['test_acc_trained']:.3f} / {r['test_acc_frozen']:.3f} (loss "
+            f"{r['test_loss_trained']:.3f} / {r['test_loss_frozen']:.3f}; {_conv(r)})"
+            for r in rows
+        )
+        + ' (trained / frozen).',
+    }

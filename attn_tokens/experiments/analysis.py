@@ -38,41 +38,55 @@ def u_shape(x, z, outer=0.6, middle=0.2) -> dict:
     "Gap between the mean of z over |x| >= outer and over |x| <= middle, and that gap / pooled std."
     x, z = np.asarray(x, float), np.asarray(z, float)
     o, m = z[np.abs(x) >= outer], z[np.abs(x) <= middle]
-    if len(o) < 2 or len(m) < 2: return {'u_gap': float('nan'), 'u_pooled_std': float('nan'), 'u_ratio': float('nan'), 'n_outer': len(o), 'n_middle': len(m)}
-    pooled = math.sqrt(((len(o) - 1) * o.var(ddof=1) + (len(m) - 1) * m.var(ddof=1)) / (len(o) + len(m) - 2))
+    if len(o) < 2 or len(m) < 2:
+        return {'u_gap': float('nan'), 'u_pooled_std': float('nan'), 'u_ratio': float('nan'),
+                'n_outer': len(o), 'n_middle': len(m)}
+    pooled = math.sqrt(
+        ((len(o) - 1) * o.var(ddof=1) + (len(m) - 1) * m.var(ddof=1)) / (len(o) + len(m) - 2)
+    )
     gap = float(o.mean() - m.mean())
-    return {'u_gap': gap, 'u_pooled_std': pooled, 'u_ratio': gap / pooled if pooled > 0 else float('nan'), 'n_outer': len(o), 'n_middle': len(m)}
+    return {'u_gap': gap, 'u_pooled_std': pooled,
+            'u_ratio': gap / pooled if pooled > 0 else float('nan'), 'n_outer': len(o),
+            'n_middle': len(m)}
 
 def spread(b: stats.BinStats) -> dict:
-    "Mean per-bin std over bins holding at least 2 tokens, raw and relative to the range of their bin means."
+    """Mean per-bin std over bins holding at least 2 tokens, raw and relative to the range of their
+    bin means."""
     ne = b.count > 1
     raw = float(np.mean(b.std[ne])) if ne.any() else float('nan')
     rng = float(np.ptp(b.mean[ne])) if ne.sum() > 1 else float('nan')
     return {'spread': raw, 'range': rng, 'rel_spread': raw / rng if rng > 0 else float('nan')}
 
 def shape_stats(x, sv, sp, n_bins=20, lo=-1., hi=1.) -> dict:
-    "The report's numbers for one trained model: Spearman of E^T v bins, U shape of E^T p, spreads; the bins under 'bins'."
+    """The report's numbers for one trained model: Spearman of E^T v bins, U shape of E^T p,
+    spreads; the bins under 'bins'."""
     x, sv, sp = _arr(x), _arr(sv), _arr(sp)
     bv, bp = stats.bin_stats(x, sv, n_bins, lo, hi), stats.bin_stats(x, sp, n_bins, lo, hi)
     ne = bv.count > 0
     out = {'n_tokens': int(len(x)), 'n_bins_nonempty': int(ne.sum()),
-           'spearman_v_bins': spearman(bv.centers[ne], bv.mean[ne]), 'spearman_v_tokens': spearman(x, sv)}
+           'spearman_v_bins': spearman(bv.centers[ne], bv.mean[ne]),
+           'spearman_v_tokens': spearman(x, sv)}
     out.update(u_shape(x, sp))
-    out.update({f'{k}_v': v for k, v in spread(bv).items()}); out.update({f'{k}_p': v for k, v in spread(bp).items()})
-    out['bins'] = {'centers': bv.centers.tolist(), 'count': bv.count.tolist(), 'mean_v': bv.mean.tolist(), 'std_v': bv.std.tolist(),
+    out.update({f'{k}_v': v for k, v in spread(bv).items()}); out.update({f'{k}_p': v for k,
+            v in spread(bp).items()})
+    out['bins'] = {'centers': bv.centers.tolist(), 'count': bv.count.tolist(),
+                   'mean_v': bv.mean.tolist(), 'std_v': bv.std.tolist(),
                    'mean_p': bp.mean.tolist(), 'std_p': bp.std.tolist()}
     return out
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #313b8e7a
-def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) - P(0\mid s)$', n_bins=20, lo=-1., hi=1.):
-    "Binned mean +- std of each per-token quantity in `panels` (y, or (x, y)) against importance `x`; saved to `path`."
+def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) - P(0\mid s)$',
+                    n_bins=20, lo=-1., hi=1.):
+    """Binned mean +- std of each per-token quantity in `panels` (y, or (x, y)) against importance
+    `x`; saved to `path`."""
     import matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
     for ax, (label, y) in zip(axs[0], panels.items()):
         xk, y = (_arr(y[0]), _arr(y[1])) if isinstance(y, tuple) else (_arr(x), _arr(y))
         b = stats.bin_stats(xk, y, n_bins, lo, hi); ne = b.count > 0
         ax.scatter(xk, y, s=2, alpha=0.15, color='gray', rasterized=True)
-        ax.errorbar(b.centers[ne], b.mean[ne], yerr=b.std[ne], fmt='o-', ms=3, capsize=2, color='C0')
+        ax.errorbar(b.centers[ne], b.mean[ne], yerr=b.std[ne], fmt='o-', ms=3, capsize=2,
+                    color='C0')
         ax.set_xlabel(xlabel); ax.set_ylabel(label); ax.axhline(0, color='k', lw=0.5)
     if title: fig.suptitle(title)
     fig.tight_layout()
@@ -81,22 +95,28 @@ def plot_importance(x, panels: dict, path=None, title='', xlabel=r'$P(1\mid s) -
     return fig
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #cde4c8c9
-def embedding_report(model, train_data, fig_path=None, title='', v_label=r'$E_s^\top v$', p_label=r'$E_s^\top p$') -> dict:
-    "Shape statistics of E^T v and E^T p against token importance, and the standard figure (binary); `train_data`: a `TokenData`, or a `TokenSet` whose statistics, computed once, are reused."
+def embedding_report(model, train_data, fig_path=None, title='', v_label=r'$E_s^\top v$',
+                     p_label=r'$E_s^\top p$') -> dict:
+    """Shape statistics of E^T v and E^T p against token importance, and the standard figure
+    (binary); `train_data`: a `TokenData`, or a `TokenSet` whose statistics, computed once, are
+    reused."""
     import matplotlib.pyplot as plt
     ts = (train_data.stats if isinstance(train_data, TokenSet)
           else stats.token_stats(train_data.tokens, train_data.labels, train_data.V))
     x = ts.posterior_diff
     sc = model.scores()
     st = shape_stats(x, sc['v'], sc['p'])
-    if fig_path is not None: plt.close(plot_importance(x, {v_label: sc['v'], p_label: sc['p']}, fig_path, title))
+    if fig_path is not None:
+        plt.close(plot_importance(x, {v_label: sc['v'], p_label: sc['p']}, fig_path, title))
     return st
 
 def class_report(model, train_data, fig_path=None, title='', keep=None) -> dict:
-    "Per class k: Spearman of centred E_s^T v_k (bin means, tokens) against class-k importance; figure; `keep`: token subset."
+    """Per class k: Spearman of centred E_s^T v_k (bin means, tokens) against class-k importance;
+    figure; `keep`: token subset."""
     import matplotlib.pyplot as plt
     K = model.n_classes
-    imp = stats.token_stats(train_data.tokens, train_data.labels, train_data.V, n_classes=K).importance
+    imp = stats.token_stats(train_data.tokens, train_data.labels, train_data.V,
+                            n_classes=K).importance
     raw = model.scores()['v'].detach()
     if keep is not None: imp, raw = imp[keep], raw[keep]    # analyse only these tokens
     sv = raw - raw.mean(1, keepdim=True)    # the loss only sees differences between classes
@@ -106,10 +126,12 @@ def class_report(model, train_data, fig_path=None, title='', keep=None) -> dict:
         out[f'spearman_v{k}_bins'] = spearman(b.centers[ne], b.mean[ne])
         out[f'spearman_v{k}_tokens'] = spearman(imp[:, k], sv[:, k])
         out[f'spearman_v{k}_tokens_raw'] = spearman(imp[:, k], raw[:, k])
-        bins[f'v{k}'] = {'centers': b.centers.tolist(), 'mean': b.mean.tolist(), 'std': b.std.tolist(), 'count': b.count.tolist()}
+        bins[f'v{k}'] = {'centers': b.centers.tolist(), 'mean': b.mean.tolist(),
+                         'std': b.std.tolist(), 'count': b.count.tolist()}
     if fig_path is not None:
         panels = {f'centred $E_s^\\top v_{{{k}}}$': (imp[:, k], sv[:, k]) for k in range(K)}
-        plt.close(plot_importance(None, panels, fig_path, title, xlabel='importance of s for the class', lo=lo))
+        plt.close(plot_importance(None, panels, fig_path, title,
+                                  xlabel='importance of s for the class', lo=lo))
     out['bins'] = bins
     return out
 
@@ -117,14 +139,21 @@ def class_report(model, train_data, fig_path=None, title='', keep=None) -> dict:
 SIGNED_WEIGHTS = ('share', 'presence')
 
 def signed_frequency(data, weight: str = 'share', n_classes=None) -> np.ndarray:
-    "(V, K) generalized signed frequency E_hat[w_s(X) (1{y=k} - 1/K)] of every token s for every class k, of a `TokenData`; `weight`: 'share' (w = n_s(X)/T_X, the theory's) or 'presence' (w = 1{s in X})."
-    if weight not in SIGNED_WEIGHTS: raise ValueError(f"weight={weight!r}: choose from {', '.join(SIGNED_WEIGHTS)}")
+    """(V, K) generalized signed frequency E_hat[w_s(X) (1{y=k} - 1/K)] of every token s for every
+    class k, of a `TokenData`; `weight`: 'share' (w = n_s(X)/T_X, the theory's) or 'presence' (w
+    = 1{s in X})."""
+    if weight not in SIGNED_WEIGHTS:
+        raise ValueError(f"weight={weight!r}: choose from {', '.join(SIGNED_WEIGHTS)}")
     tok, lab = data.tokens.cpu().numpy(), data.labels.cpu().numpy().astype(np.int64)
     K, (n, V) = n_classes or data.n_classes, (tok.shape[0], data.V)
     L = (tok >= 0).sum(1)
-    if (L == 0).any(): raise ValueError(f"signed_frequency: {(L == 0).sum()} sequences hold no token; drop them first")
-    key, cnt = np.unique(np.repeat(np.arange(n, dtype=np.int64), L) * V + tok[tok >= 0], return_counts=True)
-    d, s = key // V, key % V                                  # one entry per distinct (sequence, token)
+    if (L == 0).any():
+        raise ValueError(f"signed_frequency: {(L == 0).sum()} sequences hold no token; drop them "
+                         f"first")
+    key, cnt = np.unique(np.repeat(np.arange(n, dtype=np.int64), L) * V + tok[tok >= 0],
+                         return_counts=True)
+    # one entry per distinct (sequence, token)
+    d, s = key // V, key % V
     w = cnt / L[d] if weight == 'share' else np.ones(len(key))
     c = (lab[d, None] == np.arange(K)) - 1 / K                # 1{y = k} - 1/K
     return np.stack([np.bincount(s, weights=w * c[:, k], minlength=V) for k in range(K)], 1) / n
@@ -133,23 +162,30 @@ def signed_frequency(data, weight: str = 'share', n_classes=None) -> np.ndarray:
 DIAG_KEYS = ('spearman_v_bins', 'u_ratio', 'spread_v', 'rel_spread_v', 'spread_p', 'rel_spread_p')
 
 def diagnostics(model, train_data, test_data=None, run: str = '') -> dict:
-    "Shape statistics of a trained `model` on `train_data` (no figure) and, with `test_data`, its test accuracy and loss."
+    """Shape statistics of a trained `model` on `train_data` (no figure) and, with `test_data`, its
+    test accuracy and loss."""
     from attn_tokens.experiments.train import evaluate
     st = embedding_report(model, train_data)
     out = {'run': run, **{k: st[k] for k in DIAG_KEYS}}
-    if test_data is not None: out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
+    if test_data is not None:
+        out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
     return out
 
-def plot_diagnostics(results: list, path=None, keys=('spearman_v_bins', 'u_ratio', 'rel_spread_v'), title=''):
-    "Each statistic in `keys` against test accuracy, one labelled point per result dict (from `diagnostics`); saved to `path`."
+def plot_diagnostics(results: list, path=None, keys=('spearman_v_bins', 'u_ratio', 'rel_spread_v'),
+                     title=''):
+    """Each statistic in `keys` against test accuracy, one labelled point per result dict (from
+    `diagnostics`); saved to `path`."""
     import matplotlib.pyplot as plt
     bad = [i for i, r in enumerate(results) if 'test_acc' not in r or any(k not in r for k in keys)]
-    if bad: raise ValueError(f"plot_diagnostics: results {bad} lack 'test_acc' or one of {keys}; make them with diagnostics(model, train, test)")
+    if bad:
+        raise ValueError(f"plot_diagnostics: results {bad} lack 'test_acc' or one of {keys}; make "
+                         f"them with diagnostics(model, train, test)")
     fig, axs = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4), squeeze=False)
     for ax, k in zip(axs[0], keys):
         for i, r in enumerate(results):
             ax.scatter(r['test_acc'], r[k], color=f'C{i % 10}')
-            ax.annotate(str(r.get('run', i)), (r['test_acc'], r[k]), fontsize=7, xytext=(3, 3), textcoords='offset points')
+            ax.annotate(str(r.get('run', i)), (r['test_acc'], r[k]), fontsize=7, xytext=(3, 3),
+                        textcoords='offset points')
         ax.set_xlabel('test accuracy'); ax.set_ylabel(k)
     if title: fig.suptitle(title)
     fig.tight_layout()

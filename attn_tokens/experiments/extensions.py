@@ -18,165 +18,239 @@ from ..data import stats
 from ..engine.models import OneLayerAttention, TwoLayer, ResidualMLP
 from .train import TrainConfig
 from ..data.tokens import TokenData
-from .analysis import (class_report, shape_stats, plot_importance, signed_frequency,
+from .analysis import (class_report, shape_stats, plot_importance,
+                                              signed_frequency,
                                   SIGNED_WEIGHTS)
-from .paper import (PAPER, PAPER_TABLES, SHAPE_RHO, compare_table, plot_overlay, paper_shape, axis_fill,
+from .paper import (PAPER, PAPER_TABLES, SHAPE_RHO, compare_table,
+                                           plot_overlay, paper_shape, axis_fill,
                                           with_paper, paper_report, paper_claims, paper_notes)
-from .framework import ExpConfig, experiment, experiment_family, claim, fit, fit_report
+from .framework import (ExpConfig, experiment, experiment_family, claim, fit,
+                                               fit_report)
 from .real_data import load_real, REAL_SIZES, train_config, data_label
 
 # %% ../../nbs/experiments/08_extensions.ipynb #19d1b974
 DEEP_SIZES = {
-    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200, steps=40),
-    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250, steps=120),
-    'full':  dict(min_count=PAPER.min_count['imdb'], n_train=10000, n_test=5000, max_len=256, d=128, lr=0.003, batch=250, steps=400),
+    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200,
+                  steps=40),
+    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250,
+                  steps=120),
+    'full':  dict(min_count=PAPER.min_count['imdb'], n_train=10000, n_test=5000, max_len=256, d=128,
+                  lr=0.003, batch=250, steps=400),
 }
 
 def _deep(name, Model, cfg, p_label, p_text):
     settings = DEEP_SIZES[cfg.size]
-    tr, te = load_real('imdb', cfg, settings['min_count'], settings['max_len'], settings['n_train'], settings['n_test'])
-    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], batch_size=settings['batch'], eval_every=10, patience=4, seed=cfg.seed,
+    tr, te = load_real('imdb', cfg, settings['min_count'], settings['max_len'], settings['n_train'],
+                       settings['n_test'])
+    tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], batch_size=settings['batch'],
+                       eval_every=10, patience=4, seed=cfg.seed,
                        ckpt=cfg.ckpt(f'imdb_{name}'), progress=cfg.progress)
     vt = PAPER_TABLES[name]['v']; rv = SHAPE_RHO.get(vt, 0.9)
     claims = lambda nums: [
-        claim(f"IMDB {name}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin means)", nums['spearman_v_bins'], f'>= {rv}',
+        claim(f"IMDB {name}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin means)",
+              nums['spearman_v_bins'], f'>= {rv}',
               paper=paper_shape(vt)['spearman'], source=f"the rebuttal's table {vt} (its bins)"),
-        claim(f"IMDB {name}: {p_text} is U-shaped (outer - middle gap / pooled std)", nums['u_ratio'], '> 1'),
+        claim(f"IMDB {name}: {p_text} is U-shaped (outer - middle gap / pooled std)",
+              nums['u_ratio'], '> 1'),
         *paper_claims(f"IMDB {name}", nums)]
     r = fit_report(Model(tr.V, settings['d'], seed=cfg.seed), tr, te, tcfg, cfg, f'imdb_{name}',
-                      f"IMDB, {name}: d={settings['d']}, n={tr.n}, first {settings['max_len']} words",
-                      paper_report(PAPER_TABLES[name], p_label=p_label), claims, info={'config': dict(settings), 'V': tr.V},
-                      notes=f"IMDB subset: {tr.n} train / {te.n} test reviews, first {settings['max_len']} words, V={tr.V} (min_count {settings['min_count']}), "
-                            f"d={settings['d']}, Adam lr={settings['lr']}, batch {settings['batch']}.")
+                      f"IMDB, {name}: d={settings['d']}, n={tr.n}, first {settings['max_len']} "
+                      f"words",
+                      paper_report(PAPER_TABLES[name], p_label=p_label), claims,
+                      info={'config': dict(settings), 'V': tr.V},
+                      notes=f"IMDB subset: {tr.n} train / {te.n} test reviews, first "
+                            f"{settings['max_len']} words, V={tr.V} (min_count "
+                            f"{settings['min_count']}), d={settings['d']}, Adam "
+                            f"lr={settings['lr']}, batch {settings['batch']}.")
     why = paper_notes(r['numbers'])
     r['notes'] += (' ' + why) if why else ''
     return r
 
 @experiment('two_layer')
 def two_layer(cfg: ExpConfig) -> dict:
-    "Two-layer model (W1 self-attention, then <cls> with W2 p) on an IMDB subset: E^T v and E^T W2 p."
+    """Two-layer model (W1 self-attention, then <cls> with W2 p) on an IMDB subset: E^T v and E^T W2
+    p."""
     return _deep('two_layer', TwoLayer, cfg, r'$E_s^\top W^{(2)}_{KQ} p$', 'E_s^T W2 p')
 
 
 # %% ../../nbs/experiments/08_extensions.ipynb #46bcd239
 def _presence(tokens, V):
-    "Sparse (V, n) matrix with a 1 where token s occurs in sequence i (once, however often it occurs)."
+    """Sparse (V, n) matrix with a 1 where token s occurs in sequence i (once, however often it
+    occurs)."""
     n = len(tokens)
     seq = torch.arange(n)[:, None].expand_as(tokens)
     m = tokens >= 0
     key = torch.unique(tokens[m] * n + seq[m])
     return torch.sparse_coo_tensor(torch.stack([key // n, key % n]), torch.ones(len(key)), (V, n),
-                                   is_coalesced=True, check_invariants=False)      # keys sorted and distinct
+                                   # keys sorted and distinct
+                                   is_coalesced=True, check_invariants=False)
 
 @torch.no_grad()
 def mlp_readout(model, data, chunk=2000) -> dict:
-    "Sign-safe read-out of a binary one-layer model: E_s^T gbar ('mean') and E_s^T gbar_s ('token'), g_i = df(X_i)/dh_i averaged over all of `data`'s sequences or those holding s; E_s^T v for a linear head."
+    """Sign-safe read-out of a binary one-layer model: E_s^T gbar ('mean') and E_s^T gbar_s
+    ('token'), g_i = df(X_i)/dh_i averaged over all of `data`'s sequences or those holding s;
+    E_s^T v for a linear head."""
     E, p, v = model.E.detach(), model.p.detach(), model.v.detach()
-    if v.ndim != 1: raise ValueError(f"mlp_readout: binary models only (v of shape (d,)); got v of shape {tuple(v.shape)}")
+    if v.ndim != 1:
+        raise ValueError(f"mlp_readout: binary models only (v of shape (d,)); got v of shape "
+                         f"{tuple(v.shape)}")
     if model.head == 'linear': return {'mean': E @ v, 'token': E @ v, 'gbar': v.clone()}
     W, b, res = model.W.detach(), model.b.detach(), float(getattr(model, 'residual', False))
     a_sum, A, cnt = E.new_zeros(len(v)), E.new_zeros(E.shape), E.new_zeros(len(E))
     for i in range(0, data.n, chunk):
         tk = data.tokens[i:i + chunk]
-        a = (core.attention_pool(E, p, tk) @ W.T + b > 0).to(E.dtype) * v        # v * 1[W h_i + b > 0]
+        # v * 1[W h_i + b > 0]
+        a = (core.attention_pool(E, p, tk) @ W.T + b > 0).to(E.dtype) * v
         S = _presence(tk, len(E)).to(E.dtype)
         a_sum += a.sum(0); A += torch.sparse.mm(S, a); cnt += torch.sparse.sum(S, 1).to_dense()
     gbar = W.T @ (a_sum / data.n) + res * v
-    Gs = (A / cnt[:, None]) @ W + res * v                                          # rows: gbar_s (NaN for unseen tokens)
+    # rows: gbar_s (NaN for unseen tokens)
+    Gs = (A / cnt[:, None]) @ W + res * v
     return {'mean': E @ gbar, 'token': (E * Gs).sum(1), 'gbar': gbar}
 
 
 # %% ../../nbs/experiments/08_extensions.ipynb #a8de1401
-MLP_SIZES = {   # epochs: the cap of each run (in epochs of the training split); seeds: runs of the MLP (the residual variant: one)
-    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200, epochs=10, seeds=3),
-    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250, epochs=10, seeds=3),
-    'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=256, d=PAPER.d,
+MLP_SIZES = {   # epochs: the cap of each run (in epochs of the training split); seeds: runs of the
+                # MLP (the residual variant: one)
+    'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200,
+                  epochs=10, seeds=3),
+    'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250,
+                  epochs=10, seeds=3),
+    'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=256,
+                  d=PAPER.d,
                   lr=REAL_SIZES['imdb']['full']['lr'], batch=1000, epochs=10, seeds=3)}
 
 def mlp_train_config(settings, n, seed, ckpt=None, progress=False) -> TrainConfig:
-    "The MLP's run: Adam on mini-batches, no early stopping, PAPER's two convergence rules checked once per epoch at PAPER's rate per step, the last model kept."
-    k = math.ceil((n - round(0.1 * n)) / settings['batch'])                 # batches per epoch of the training split (val_frac 0.1)
-    tol = PAPER.tol * k / PAPER.eval_every                                  # PAPER.tol per eval_every steps, over an epoch of k steps
-    return TrainConfig(lr=settings['lr'], steps=settings['epochs'] * k, batch_size=settings['batch'], val_frac=0.1, eval_every=k,
-                       patience=None, tol=tol, dir_tol=tol, keep_last=True, seed=seed, ckpt=ckpt, progress=progress)
+    """The MLP's run: Adam on mini-batches, no early stopping, PAPER's two convergence rules checked
+    once per epoch at PAPER's rate per step, the last model kept."""
+    # batches per epoch of the training split (val_frac 0.1)
+    k = math.ceil((n - round(0.1 * n)) / settings['batch'])
+    # PAPER.tol per eval_every steps, over an epoch of k steps
+    tol = PAPER.tol * k / PAPER.eval_every
+    return TrainConfig(lr=settings['lr'], steps=settings['epochs'] * k,
+                       batch_size=settings['batch'], val_frac=0.1, eval_every=k,
+                       patience=None, tol=tol, dir_tol=tol, keep_last=True, seed=seed, ckpt=ckpt,
+                       progress=progress)
 
 def _scores_vs_paper(x, name, y, sp):
-    "A per-token score y against the rebuttal's table `name`: its shape on their bins, the agreement, our 20-bin Spearman, its largest |bin mean|."
+    """A per-token score y against the rebuttal's table `name`: its shape on their bins, the
+    agreement, our 20-bin Spearman, its largest |bin mean|."""
     c = compare_table(name, x, y)
-    return c, {'rises_paper_bins': c['shape_ours']['spearman'], 'u_paper_bins': c['shape_ours']['u_bins'], 'vs_paper': c['spearman'],
-               'vs_paper_pearson': c['pearson'], 'spearman_bins': shape_stats(x, y, sp)['spearman_v_bins'],
+    return c, {'rises_paper_bins': c['shape_ours']['spearman'],
+               'u_paper_bins': c['shape_ours']['u_bins'], 'vs_paper': c['spearman'],
+               'vs_paper_pearson': c['pearson'],
+               'spearman_bins': shape_stats(x, y, sp)['spearman_v_bins'],
                'bin_max': float(np.nanmax(np.abs(c['ours'])))}
 
 def _mlp_run(Model, tr, te, settings, cfg, seed, tag):
-    "Train one MLP model (to convergence or the cap); the model, its numbers (training, read-outs on the rebuttal's bins) and its per-token scores."
+    """Train one MLP model (to convergence or the cap); the model, its numbers (training, read-outs
+    on the rebuttal's bins) and its per-token scores."""
     m = Model(tr.V, settings['d'], seed=seed)
-    r = fit(m, tr, te, mlp_train_config(settings, tr.n, seed, cfg.ckpt(f'imdb_mlp{tag}_s{seed}'), cfg.progress))
-    x, sc, ro = stats.token_stats(tr.tokens, tr.labels, tr.V).posterior_diff, m.scores(), mlp_readout(m, tr)
-    out = {'seed': seed, **{k: r[k] for k in ('steps', 'converged', 'stop_reason', 'converged_by', 'test_acc', 'test_loss', 'test_acc_last', 'train_loss',
+    r = fit(m, tr, te,
+            mlp_train_config(settings, tr.n, seed, cfg.ckpt(f'imdb_mlp{tag}_s{seed}'),
+                             cfg.progress))
+    x, sc, ro = stats.token_stats(tr.tokens, tr.labels,
+                                  tr.V).posterior_diff, m.scores(), mlp_readout(m, tr)
+    out = {'seed': seed,
+           **{k: r[k] for k in ('steps', 'converged', 'stop_reason', 'converged_by', 'test_acc',
+                                'test_loss', 'test_acc_last', 'train_loss',
                                                'train_seconds')}, 'last_check': r.get('last_check')}
     comps = {}
-    for key, name, y in (('readout', 'mlp_v', ro['mean']), ('readout_token', 'mlp_v', ro['token']), ('v', 'mlp_v', sc['v']), ('p', 'mlp_p', sc['p'])):
+    for key, name, y in (('readout', 'mlp_v', ro['mean']), ('readout_token', 'mlp_v', ro['token']),
+                         ('v', 'mlp_v', sc['v']), ('p', 'mlp_p', sc['p'])):
         comps[key], nums = _scores_vs_paper(x, name, y, sc['p'])
         out.update({f'{key}_{k}': v for k, v in nums.items()})
     st = shape_stats(x, ro['mean'], sc['p'])
     out.update(u_ratio=st['u_ratio'], rel_spread_v=st['rel_spread_v'])
     return m, out, {'x': x, 'scores': sc, 'readout': ro, 'comps': comps}
 
+# %% ../../nbs/experiments/08_extensions.ipynb #d0a8fead
 def _flipped(m):
     "A copy of the MLP model m with (E, p, W) -> (-E, -p, -W): the same network."
     f = copy.deepcopy(m)
     with torch.no_grad(): [t.neg_() for t in (f.E, f.p, f.W)]
     return f
 
-
 # %% ../../nbs/experiments/08_extensions.ipynb #4cc34451
 def _mlp_claims(runs, res, paper_v, paper_u) -> list:
-    "The claims of the MLP experiment: convergence, the sign-safe read-out and E^T p in every seed; the residual variant's E^T v and E^T p."
+    """The claims of the MLP experiment: convergence, the sign-safe read-out and E^T p in every
+    seed; the residual variant's E^T v and E^T p."""
     n, low = len(runs), lambda k: min(r[k] for r in runs)
     conv = sum(bool(r['converged']) for r in runs)
     return [
-        claim(f"IMDB mlp: all {n} seeds trained to convergence (PAPER.convergence per epoch: loss plateau, or direction on a separated training set; "
+        claim(f"IMDB mlp: all {n} seeds trained to convergence (PAPER.convergence per epoch: loss "
+              f"plateau, or direction on a separated training set; "
               "ours: the premise of the shape claims)", conv, f'== {n}', conv == n, by='ours'),
-        claim("IMDB mlp: the sign-safe read-out E_s^T gbar rises with P(1|s)-P(0|s) in every seed (smallest Spearman of bin means vs centres on the rebuttal's bins)",
-              low('readout_rises_paper_bins'), '>= 0.6', low('readout_rises_paper_bins') >= 0.6, paper=paper_v,
+        claim("IMDB mlp: the sign-safe read-out E_s^T gbar rises with P(1|s)-P(0|s) in every seed "
+              "(smallest Spearman of bin means vs centres on the rebuttal's bins)",
+              low('readout_rises_paper_bins'), '>= 0.6', low('readout_rises_paper_bins') >= 0.6,
+              paper=paper_v,
               source="the rebuttal's table mlp_v (its bins)"),
-        claim("IMDB mlp: E_s^T p follows the rebuttal's table mlp_p in every seed (smallest Spearman on its bins)", low('p_vs_paper'), '>= 0.8', low('p_vs_paper') >= 0.8,
+        claim("IMDB mlp: E_s^T p follows the rebuttal's table mlp_p in every seed (smallest "
+              "Spearman on its bins)", low('p_vs_paper'), '>= 0.8', low('p_vs_paper') >= 0.8,
               paper=1.0, source="the rebuttal's table mlp_p against itself"),
-        claim("IMDB mlp: E_s^T p U-shaped on the rebuttal's bins in every seed (smallest (outer - middle bin means) / max |bin mean|)",
-              low('p_u_paper_bins'), '> 0', low('p_u_paper_bins') > 0, paper=paper_u, source="the rebuttal's table mlp_p"),
-        claim("IMDB mlp, residual variant v^T(h + MLP(h)), a hypothesis: E_s^T v rises on the rebuttal's bins (Spearman of bin means vs centres)",
-              res['v_rises_paper_bins'], '>= 0.6', res['v_rises_paper_bins'] >= 0.6, paper=paper_v, by='ours',
+        claim("IMDB mlp: E_s^T p U-shaped on the rebuttal's bins in every seed (smallest (outer - "
+              "middle bin means) / max |bin mean|)",
+              low('p_u_paper_bins'), '> 0', low('p_u_paper_bins') > 0, paper=paper_u,
+              source="the rebuttal's table mlp_p"),
+        claim("IMDB mlp, residual variant v^T(h + MLP(h)), a hypothesis: E_s^T v rises on the "
+              "rebuttal's bins (Spearman of bin means vs centres)",
+              res['v_rises_paper_bins'], '>= 0.6', res['v_rises_paper_bins'] >= 0.6, paper=paper_v,
+              by='ours',
               source="the rebuttal's table mlp_v (its bins)"),
-        claim("IMDB mlp, residual variant v^T(h + MLP(h)), a hypothesis: E_s^T p follows the rebuttal's table mlp_p (Spearman on its bins)",
+        claim("IMDB mlp, residual variant v^T(h + MLP(h)), a hypothesis: E_s^T p follows the "
+              "rebuttal's table mlp_p (Spearman on its bins)",
               res['p_vs_paper'], '>= 0.8', res['p_vs_paper'] >= 0.8, by='ours')]
 
 def _by(r) -> str:
-    "How a run stopped, beyond stop_reason: the rule that fired, or the direction test's last check (1 - cos, training accuracy where measured)."
+    """How a run stopped, beyond stop_reason: the rule that fired, or the direction test's last
+    check (1 - cos, training accuracy where measured)."""
     if r['converged_by']: return f" by the {r['converged_by']} rule"
     c = r.get('last_check') or {}
-    return (f"; last epoch: 1 - cos {c['dir_change']:.1e}" + (f", training accuracy {c['train_acc']:.4f}" if 'train_acc' in c else '')) if c else ''
+    return (
+        (
+            f"; last epoch: 1 - cos {c['dir_change']:.1e}"
+            + (f", training accuracy {c['train_acc']:.4f}" if 'train_acc' in c else '')
+        )
+        if c
+        else ''
+    )
 
+# %% ../../nbs/experiments/08_extensions.ipynb #06abac7c
 def _mlp_notes(runs, res, S, flip) -> str:
     "The MLP experiment's notes: the rule, then per run its training and read-outs."
-    run = lambda r, why='its sign is the coin flip': (f"seed {r['seed']}: {r['steps']} steps ({r['stop_reason']}{_by(r)}), test accuracy {r['test_acc']:.3f}; sign-safe read-out rises "
-                     f"{r['readout_rises_paper_bins']:.2f} on the rebuttal's bins (per-token mean {r['readout_token_rises_paper_bins']:.2f}); "
-                     f"E_s^T v {r['v_rises_paper_bins']:+.2f} ({why}); E_s^T p vs mlp_p {r['p_vs_paper']:.2f}, "
-                     f"largest |bin mean| {r['p_bin_max']:.2f} (rebuttal 6.10)")
-    return (f"IMDB: d = width = {S['d']}, V = {runs[0]['V']}, first {S['max_len']} words; Adam lr {S['lr']}, batches of {S['batch']}, no early stopping, "
-            f"until converged by PAPER.convergence checked once per epoch with tol = PAPER.tol x (batches per epoch) / PAPER.eval_every: the mean training "
-            f"loss of an epoch changes by less than tol against the epoch before, or every training margin is positive and the parameters' direction "
-            f"turned by 1 - cos <= tol over the epoch (at most {S['epochs']} epochs). " + '; '.join(map(run, runs)) + f". Residual variant (a hypothesis), {run(res, 'the residual path fixes its sign')}, E_s^T v's largest "
-            f"|bin mean| {res['v_bin_max']:.2f} (rebuttal 1.40). Flip (E, p, W) -> -(E, p, W) of the seed-{runs[0]['seed']} model: the read-out moves "
-            f"by {flip:.1e} (relative), E_s^T v changes sign.")
+    run = lambda r, why='its sign is the coin flip': (
+        f"seed {r['seed']}: {r['steps']} steps ({r['stop_reason']}{_by(r)}), test accuracy "
+        f"{r['test_acc']:.3f}; sign-safe read-out rises {r['readout_rises_paper_bins']:.2f} on the "
+        f"rebuttal's bins (per-token mean {r['readout_token_rises_paper_bins']:.2f}); E_s^T v "
+        f"{r['v_rises_paper_bins']:+.2f} ({why}); E_s^T p vs mlp_p {r['p_vs_paper']:.2f}, largest "
+        f"|bin mean| {r['p_bin_max']:.2f} (rebuttal 6.10)"
+    )
+    return (
+        f"IMDB: d = width = {S['d']}, V = {runs[0]['V']}, first {S['max_len']} words; Adam lr "
+        f"{S['lr']}, batches of {S['batch']}, no early stopping, until converged by "
+        f"PAPER.convergence checked once per epoch with tol = PAPER.tol x (batches per epoch) / "
+        f"PAPER.eval_every: the mean training loss of an epoch changes by less than tol against "
+        f"the epoch before, or every training margin is positive and the parameters' direction "
+        f"turned by 1 - cos <= tol over the epoch (at most {S['epochs']} epochs). "
+        + '; '.join(map(run, runs))
+        + f". Residual variant (a hypothesis), {run(res, 'the residual path fixes its sign')}, "
+          f"E_s^T v's largest |bin mean| {res['v_bin_max']:.2f} (rebuttal 1.40). Flip (E, p, W) -> "
+          f"-(E, p, W) of the seed-{runs[0]['seed']} model: the read-out moves by {flip:.1e} "
+          f"(relative), E_s^T v changes sign."
+    )
 
+# %% ../../nbs/experiments/08_extensions.ipynb #a561ab3d
 @experiment('mlp')
 def mlp(cfg: ExpConfig) -> dict:
-    "One-layer attention + MLP read-out on IMDB, 3 seeds trained to convergence: the sign-safe read-out E^T gbar and E^T p; the residual variant."
+    """One-layer attention + MLP read-out on IMDB, 3 seeds trained to convergence: the sign-safe
+    read-out E^T gbar and E^T p; the residual variant."""
     S = MLP_SIZES[cfg.size]
     tr, te = load_real('imdb', cfg, S['min_count'], S['max_len'], S['n_train'], S['n_test'])
     runs = []
     for j in range(S['seeds']):
-        m, nums, sc = _mlp_run(functools.partial(OneLayerAttention, head='mlp'), tr, te, S, cfg, cfg.seed + j, '')
+        m, nums, sc = _mlp_run(functools.partial(OneLayerAttention, head='mlp'), tr, te, S, cfg,
+                               cfg.seed + j, '')
         runs.append(dict(nums, V=tr.V))
         if j == 0: first, sc0 = m, sc
     ro, rf = sc0['readout']['mean'], mlp_readout(_flipped(first), tr)['mean']
@@ -185,64 +259,107 @@ def mlp(cfg: ExpConfig) -> dict:
     title = f"IMDB, MLP read-out: d = width = {S['d']}, n = {tr.n}, seed {cfg.seed}"
     figs = [cfg.fig('imdb_mlp'), cfg.fig('imdb_mlp_paper'), cfg.fig('imdb_mlp_residual_paper')]
     import matplotlib.pyplot as plt
-    plt.close(plot_importance(sc0['x'], {r'$E_s^\top \bar g$ (sign-safe)': ro, r'$E_s^\top v$ (sign: a coin flip)': sc0['scores']['v'],
+    plt.close(plot_importance(sc0['x'],
+                              {r'$E_s^\top \bar g$ (sign-safe)': ro,
+                               r'$E_s^\top v$ (sign: a coin flip)': sc0['scores']['v'],
                                          r'$E_s^\top p$': sc0['scores']['p']}, figs[0], title))
-    plt.close(plot_overlay([sc0['comps']['readout'], sc0['comps']['p']], figs[1], f"{title}: ours E^T gbar, E^T p vs the rebuttal"))
-    plt.close(plot_overlay([scr['comps']['v'], scr['comps']['p']], figs[2], f"residual variant (a hypothesis), seed {cfg.seed}: E^T v, E^T p vs the rebuttal"))
+    plt.close(plot_overlay([sc0['comps']['readout'], sc0['comps']['p']], figs[1],
+                           f"{title}: ours E^T gbar, E^T p vs the rebuttal"))
+    plt.close(plot_overlay([scr['comps']['v'], scr['comps']['p']], figs[2],
+                           f"residual variant (a hypothesis), seed {cfg.seed}: E^T v, E^T p vs the "
+                           f"rebuttal"))
     c0 = sc0['comps']
-    nums = {**{k: runs[0][k] for k in ('test_acc', 'steps', 'converged', 'u_ratio', 'rel_spread_v')}, 'spearman_v_bins': runs[0]['readout_spearman_bins'],
-            'vs_paper_mlp_v_spearman': c0['readout']['spearman'], 'vs_paper_mlp_p_spearman': c0['p']['spearman'], 'V': tr.V, 'n_train': tr.n,
-            'converged_all': all(r['converged'] for r in runs), 'flip_readout_rel_diff': flip, 'seeds': runs, 'residual': res, 'config': dict(S),
-            'paper_tables': {'mlp_v': c0['readout'], 'mlp_p': c0['p']}, 'residual_paper_tables': {'mlp_v': scr['comps']['v'], 'mlp_p': scr['comps']['p']}}
+    nums = {
+        **{k: runs[0][k] for k in ('test_acc', 'steps', 'converged', 'u_ratio', 'rel_spread_v')},
+        'spearman_v_bins': runs[0]['readout_spearman_bins'],
+        'vs_paper_mlp_v_spearman': c0['readout']['spearman'],
+        'vs_paper_mlp_p_spearman': c0['p']['spearman'],
+        'V': tr.V,
+        'n_train': tr.n,
+        'converged_all': all(r['converged'] for r in runs),
+        'flip_readout_rel_diff': flip,
+        'seeds': runs,
+        'residual': res,
+        'config': dict(S),
+        'paper_tables': {'mlp_v': c0['readout'], 'mlp_p': c0['p']},
+        'residual_paper_tables': {'mlp_v': scr['comps']['v'], 'mlp_p': scr['comps']['p']},
+    }
     return {'numbers': nums, 'figures': figs, 'notes': _mlp_notes(runs, res, S, flip),
-            'claims': _mlp_claims(runs, res, c0['readout']['shape_paper']['spearman'], c0['p']['shape_paper']['u_bins'])}
-
+            'claims': _mlp_claims(runs, res, c0['readout']['shape_paper']['spearman'],
+                                  c0['p']['shape_paper']['u_bins'])}
 
 # %% ../../nbs/experiments/08_extensions.ipynb #d957a655
 MULTI_SIZES = {   # rho: PAPER.multiclass_rho, the rule the rebuttal's own multi-class tables pass
-    'quick': dict(min_count=5, n_train=2000, n_test=500, max_len=64, d=64, lr=0.01, steps=60, rho=PAPER.multiclass_rho),
-    'ci':    dict(min_count=5, n_train=None, n_test=None, max_len=256, d=128, lr=0.005, steps=150, rho=PAPER.multiclass_rho),
-    'full':  dict(min_count=PAPER.min_count['yelp_review_full'], n_train=None, n_test=None, max_len=512, d=PAPER.d, lr=0.001,
+    'quick': dict(min_count=5, n_train=2000, n_test=500, max_len=64, d=64, lr=0.01, steps=60,
+                  rho=PAPER.multiclass_rho),
+    'ci':    dict(min_count=5, n_train=None, n_test=None, max_len=256, d=128, lr=0.005, steps=150,
+                  rho=PAPER.multiclass_rho),
+    'full':  dict(min_count=PAPER.min_count['yelp_review_full'], n_train=None, n_test=None,
+                  max_len=512, d=PAPER.d, lr=0.001,
                   steps=1000, rho=PAPER.multiclass_rho, converge=True)}
-POOL_SIZES = {k: dict(v, n_train=min(v['n_train'] or PAPER.pool_n_train, PAPER.pool_n_train), n_test=v['n_test'] or PAPER.pool_n_test,
-                      min_count=PAPER.min_count['yelp_pool'] if k == 'full' else v['min_count']) for k, v in MULTI_SIZES.items()}
-MULTI_DATA = {'yelp': ('yelp_review_full', MULTI_SIZES), 'yelp_pool': ('yelp_pool', POOL_SIZES)}   # experiment prefix: data set, sizes
+POOL_SIZES = {
+    k: dict(
+        v,
+        n_train=min(v['n_train'] or PAPER.pool_n_train, PAPER.pool_n_train),
+        n_test=v['n_test'] or PAPER.pool_n_test,
+        min_count=PAPER.min_count['yelp_pool'] if k == 'full' else v['min_count'],
+    )
+    for k, v in MULTI_SIZES.items()
+}
+# experiment prefix: data set, sizes
+MULTI_DATA = {'yelp': ('yelp_review_full', MULTI_SIZES), 'yelp_pool': ('yelp_pool', POOL_SIZES)}
 
 def _multi_paper() -> float:
-    "The multi-class rule's statistic on the rebuttal's numbers: the smaller Spearman (bin means vs centres) of its two Yelp tables."
+    """The multi-class rule's statistic on the rebuttal's numbers: the smaller Spearman (bin means
+    vs centres) of its two Yelp tables."""
     return min(paper_shape(n)['spearman'] for n in ('yelp4_v2', 'yelp4_v4'))
 
 def _multiclass(prefix: str, cfg: ExpConfig) -> dict:
-    "Experiment `{prefix}_multiclass`: the one-layer model with 5 outputs on the 5 star classes of data set MULTI_DATA[prefix]."
+    """Experiment `{prefix}_multiclass`: the one-layer model with 5 outputs on the 5 star classes of
+    data set MULTI_DATA[prefix]."""
     dataset, sizes = MULTI_DATA[prefix]; settings = sizes[cfg.size]
-    tr, te = load_real(dataset, cfg, settings['min_count'], settings['max_len'], settings['n_train'], settings['n_test'])
+    tr, te = load_real(dataset, cfg, settings['min_count'], settings['max_len'],
+                       settings['n_train'], settings['n_test'])
     K, rho, what = tr.n_classes, settings['rho'], data_label(dataset, tr.n)
-    claims = lambda nums: [claim(f"{what}, {K} classes: centred E_s^T v_{k} increases with class-{k} importance (Spearman of bin means)",
+    claims = lambda nums: [claim(f"{what}, {K} classes: centred E_s^T v_{k} increases with "
+                                 f"class-{k} importance (Spearman of bin means)",
                                  nums[f'spearman_v{k}_bins'], f">= {rho}", paper=_multi_paper(),
-                                 source="the smaller of the rebuttal's two Yelp 4-class tables (its only multi-class numbers)") for k in range(K)]
-    r = fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te, train_config(settings, cfg, f'{prefix}_multiclass'),
-                   cfg, f'{prefix}_multiclass', f"{what}, K={K}: d={settings['d']}", class_report, claims,
+                                 source="the smaller of the rebuttal's two Yelp 4-class tables "
+                                        "(its only multi-class numbers)") for k in range(K)]
+    r = fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=K, seed=cfg.seed), tr, te,
+                   train_config(settings, cfg, f'{prefix}_multiclass'),
+                   cfg, f'{prefix}_multiclass', f"{what}, K={K}: d={settings['d']}", class_report,
+                   claims,
                    info=dict(config=dict(settings), K=K, n_train=tr.n, n_test=te.n, V=tr.V),
-                   notes=f"{what}: {tr.n} train / {te.n} test reviews, 5 star classes, first {settings['max_len']} words, V={tr.V}, d={settings['d']}.")
+                   notes=f"{what}: {tr.n} train / {te.n} test reviews, 5 star classes, first "
+                         f"{settings['max_len']} words, V={tr.V}, d={settings['d']}.")
     n = r['numbers']; r['notes'] += f" {_trained(n)}."
     return r
 
 def _trained(n: dict) -> str:
     "How a run was trained, from its numbers: steps taken, why it stopped, test accuracy."
-    return f"{n['steps']} steps ({n['stop_reason']}{'' if n['converged'] else ', NOT converged'}), test accuracy {n['test_acc']:.3f}"
+    return (f"{n['steps']} steps "
+            f"({n['stop_reason']}{'' if n['converged'] else ', NOT converged'}), test accuracy "
+            f"{n['test_acc']:.3f}")
 
-yelp_multiclass, yelp_pool_multiclass = experiment_family(_multiclass, {   # MULTI_DATA's prefix: the docstring
-    'yelp': "Yelp Review Full, 4,000-review subset (5 classes): E_s^T v_k increases with the class-k importance for every k.",
-    'yelp_pool': "yelp_pool (real Yelp reviews pooled from public files, not an official split; PAPER.pool_n_train drawn), "
-                 "5 classes, as yelp_multiclass."}, '_multiclass')
+# MULTI_DATA's prefix: the docstring
+yelp_multiclass, yelp_pool_multiclass = experiment_family(_multiclass, {
+    'yelp': "Yelp Review Full, 4,000-review subset (5 classes): E_s^T v_k increases with the "
+            "class-k importance for every k.",
+    'yelp_pool': "yelp_pool (real Yelp reviews pooled from public files, not an official split; "
+                 "PAPER.pool_n_train drawn), 5 classes, as yelp_multiclass."}, '_multiclass')
 
 # %% ../../nbs/experiments/08_extensions.ipynb #d1b69ce1
-YELP4 = {'drop3': (0, 1, None, 2, 3), 'merge12': (0, 0, 1, 2, 3)}   # new class of each star rating 1..5 (None: left out)
+# new class of each star rating 1..5 (None: left out)
+YELP4 = {'drop3': (0, 1, None, 2, 3), 'merge12': (0, 0, 1, 2, 3)}
 
 def four_classes(data: TokenData, construction: str = 'drop3') -> TokenData:
     "Yelp Review Full (labels 0-4 = 1-5 stars) as 4 classes per `YELP4[construction]`."
-    if construction not in YELP4: raise ValueError(f"construction={construction!r}: choose from {', '.join(YELP4)}")
-    if data.n_classes != 5: raise ValueError(f"four_classes: needs the 5 star classes of Yelp Review Full; got {data.n_classes} classes")
+    if construction not in YELP4:
+        raise ValueError(f"construction={construction!r}: choose from {', '.join(YELP4)}")
+    if data.n_classes != 5:
+        raise ValueError(f"four_classes: needs the 5 star classes of Yelp Review Full; got "
+                         f"{data.n_classes} classes")
     m = YELP4[construction]
     keep = torch.tensor([m[int(y)] is not None for y in range(5)])[data.labels]
     d = data.subset(keep.nonzero().flatten())
@@ -250,15 +367,21 @@ def four_classes(data: TokenData, construction: str = 'drop3') -> TokenData:
     return TokenData(d.tokens, new, d.vocab, d.V, 4, d.idx)
 
 def yelp4_axes(data: TokenData) -> dict:
-    "The generalized signed frequency both ways (`SIGNED_WEIGHTS`), how each fills the rebuttal's bins (`axis_fill`), and the one that fills more of them with >= 10 tokens ('axis'; a property of the data alone, decided before any model is looked at)."
+    """The generalized signed frequency both ways (`SIGNED_WEIGHTS`), how each fills the rebuttal's
+    bins (`axis_fill`), and the one that fills more of them with >= 10 tokens ('axis'; a property
+    of the data alone, decided before any model is looked at)."""
     ax = {w: signed_frequency(data, w, 4) for w in SIGNED_WEIGHTS}
-    fill = {w: {k: axis_fill(f'yelp4_v{k}', ax[w][:, k - 1]) for k in (2, 4)} for w in SIGNED_WEIGHTS}
-    use = max(SIGNED_WEIGHTS, key=lambda w: sum(f['bins_10'] for f in fill[w].values()))   # ties: the theory's 'share'
+    fill = {
+        w: {k: axis_fill(f'yelp4_v{k}', ax[w][:, k - 1]) for k in (2, 4)} for w in SIGNED_WEIGHTS
+    }
+    # ties: the theory's 'share'
+    use = max(SIGNED_WEIGHTS, key=lambda w: sum(f['bins_10'] for f in fill[w].values()))
     return {'values': ax, 'fill': fill, 'axis': use}
 
 # %% ../../nbs/experiments/08_extensions.ipynb #894aae06
 def _yelp4_report(model, data, path, title):
-    "class_report, and raw E_s^T v_2, E_s^T v_4 compared with the rebuttal's tables on its own bins, along the axis `yelp4_axes` picks (the other's agreement as numbers)."
+    """class_report, and raw E_s^T v_2, E_s^T v_4 compared with the rebuttal's tables on its own
+    bins, along the axis `yelp4_axes` picks (the other's agreement as numbers)."""
     st = class_report(model, data, path, title)
     axes, v = yelp4_axes(data), model.scores()['v'].detach()
     use = axes['axis']
@@ -266,38 +389,61 @@ def _yelp4_report(model, data, path, title):
     for w in SIGNED_WEIGHTS:
         for k in (2, 4):
             f = axes['fill'][w][k]
-            st[f'{w}_v{k}_range'], st[f'{w}_v{k}_bins_10'], st[f'{w}_v{k}_outside'] = f['range'], f['bins_10'], f['below'] + f['above']
-            if w != use: st[f'vs_paper_yelp4_v{k}_{w}_spearman'] = compare_table(f'yelp4_v{k}', axes['values'][w][:, k - 1], v[:, k - 1])['spearman']
-    return with_paper(st, [compare_table(f'yelp4_v{k}', axes['values'][use][:, k - 1], v[:, k - 1]) for k in (2, 4)], path, title)
+            st[f'{w}_v{k}_range'], st[f'{w}_v{k}_bins_10'], st[f'{w}_v{k}_outside'] = (
+                f['range'],
+                f['bins_10'],
+                f['below'] + f['above'],
+            )
+            if w != use:
+                st[f'vs_paper_yelp4_v{k}_{w}_spearman'] = compare_table(f'yelp4_v{k}',
+                        axes['values'][w][:, k - 1], v[:, k - 1])['spearman']
+    return with_paper(st,
+                      [compare_table(f'yelp4_v{k}', axes['values'][use][:, k - 1],
+                                     v[:, k - 1]) for k in (2, 4)], path, title)
 
 def _fill_note(n: dict) -> str:
     "The two axes of a 4-class run, from its numbers: range and fill of the rebuttal's bins."
-    return '; '.join(f"{w}: v{k} axis {n[f'{w}_v{k}_range'][0]:.4f} .. {n[f'{w}_v{k}_range'][1]:.4f}, {n[f'{w}_v{k}_bins_10']} of "
-                     f"{len(n['axis_fill'][w][k]['count'])} bins with >= 10 tokens, {n[f'{w}_v{k}_outside']} tokens outside the table's span"
+    return '; '.join(f"{w}: v{k} axis {n[f'{w}_v{k}_range'][0]:.4f} .. "
+                     f"{n[f'{w}_v{k}_range'][1]:.4f}, {n[f'{w}_v{k}_bins_10']} of "
+                     f"{len(n['axis_fill'][w][k]['count'])} bins with >= 10 tokens, "
+                     f"{n[f'{w}_v{k}_outside']} tokens outside the table's span"
                      for w in SIGNED_WEIGHTS for k in (2, 4))
 
+# %% ../../nbs/experiments/08_extensions.ipynb #760769fc
 def _four_class(prefix: str, cfg: ExpConfig) -> dict:
-    "Experiment `{prefix}_4class`: both 4-class constructions of MULTI_DATA[prefix], each compared with the rebuttal's v_2, v_4 tables."
+    """Experiment `{prefix}_4class`: both 4-class constructions of MULTI_DATA[prefix], each compared
+    with the rebuttal's v_2, v_4 tables."""
     dataset, sizes = MULTI_DATA[prefix]; settings = sizes[cfg.size]
-    tr5, te5 = load_real(dataset, cfg, settings['min_count'], settings['max_len'], settings['n_train'], settings['n_test'])
+    tr5, te5 = load_real(dataset, cfg, settings['min_count'], settings['max_len'],
+                         settings['n_train'], settings['n_test'])
     out = {'numbers': {}, 'bins': {}, 'figures': [], 'claims': [], 'notes': ''}
     for cons in YELP4:
         tr, te = four_classes(tr5, cons), four_classes(te5, cons)
         what = data_label(dataset, tr5.n)
-        r = fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=4, seed=cfg.seed), tr, te, train_config(settings, cfg, f'{prefix}_4class_{cons}'),
-                       cfg, f'{prefix}_4class_{cons}', f"{what}, 4 classes ({cons}): d={settings['d']}, n={tr.n}", _yelp4_report,
-                       lambda nums: paper_claims(f"{what}, 4 classes ({cons})", nums), info=dict(config=dict(settings), n_train=tr.n, n_test=te.n, V=tr.V))
+        r = fit_report(OneLayerAttention(tr.V, settings['d'], n_classes=4, seed=cfg.seed), tr, te,
+                       train_config(settings, cfg, f'{prefix}_4class_{cons}'),
+                       cfg, f'{prefix}_4class_{cons}',
+                       f"{what}, 4 classes ({cons}): d={settings['d']}, n={tr.n}", _yelp4_report,
+                       lambda nums: paper_claims(f"{what}, 4 classes ({cons})", nums),
+                       info=dict(config=dict(settings), n_train=tr.n, n_test=te.n, V=tr.V))
         n = r['numbers']
         out['numbers'].update(n if cons == 'drop3' else {f'{cons}_{k}': v for k, v in n.items()})
         out['bins'][cons] = r['bins']; out['figures'] += r['figures']; out['claims'] += r['claims']
         why = paper_notes(n)
-        out['notes'] += (f"{cons}: {tr.n} train / {te.n} test reviews, {_trained(n)}; compared along the {n['axis']} axis on the rebuttal's "
-                         f"own bins ({_fill_note(n)})" + (f"; {why}" if why else '') + '. ')
-    out['notes'] += (f"{what}: V={tr.V}, first {settings['max_len']} words, d={settings['d']}; construction drop3 = 3 stars left out, "
+        out['notes'] += (
+            f"{cons}: {tr.n} train / {te.n} test reviews, {_trained(n)}; compared "
+            f"along the {n['axis']} axis on the rebuttal's own bins ({_fill_note(n)})"
+            + (f"; {why}" if why else '')
+            + '. '
+        )
+    out['notes'] += (f"{what}: V={tr.V}, first {settings['max_len']} words, d={settings['d']}; "
+                     f"construction drop3 = 3 stars left out, "
                      "merge12 = 1 and 2 stars merged.")
     return out
 
-yelp_4class, yelp_pool_4class = experiment_family(_four_class, {   # MULTI_DATA's prefix: the docstring
-    'yelp': "Yelp Review Full, 4,000-review subset, as 4 classes (3 stars left out; variant: 1 and 2 stars merged), "
-            "compared with the rebuttal's v_2, v_4 tables.",
-    'yelp_pool': "yelp_pool (not an official split; PAPER.pool_n_train reviews drawn) as 4 classes, as yelp_4class."}, '_4class')
+# MULTI_DATA's prefix: the docstring
+yelp_4class, yelp_pool_4class = experiment_family(_four_class, {
+    'yelp': "Yelp Review Full, 4,000-review subset, as 4 classes (3 stars left out; variant: 1 and "
+            "2 stars merged), compared with the rebuttal's v_2, v_4 tables.",
+    'yelp_pool': "yelp_pool (not an official split; PAPER.pool_n_train reviews drawn) as 4 "
+                 "classes, as yelp_4class."}, '_4class')

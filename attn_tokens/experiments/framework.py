@@ -26,7 +26,8 @@ class ExpConfig:
     seed: int = 0
     progress: bool = False
     def __post_init__(self):
-        if self.size not in ('quick', 'ci', 'full'): raise ValueError(f"size={self.size!r}: use 'quick', 'ci' or 'full'")
+        if self.size not in ('quick', 'ci', 'full'):
+            raise ValueError(f"size={self.size!r}: use 'quick', 'ci' or 'full'")
     @property
     def data_path(self):
         "The local data folder, or None (then datasets come from the Hub)."
@@ -49,28 +50,41 @@ def experiment(name):
     def deco(f): EXPERIMENTS[name] = f; return f
     return deco
 
-RULE_OPS = {'>=': operator.ge, '>': operator.gt, '<=': operator.le, '<': operator.lt, '==': operator.eq}
+RULE_OPS = {'>=': operator.ge, '>': operator.gt, '<=': operator.le, '<': operator.lt,
+            '==': operator.eq}
 
 def rule_pass(rule: str, x) -> bool | None:
-    "Rule `'<op> <number>'` (op one of >=, >, <=, <, ==) applied to `x`; None when `x` is None (nothing to check), False when NaN."
+    """Rule `'<op> <number>'` (op one of >=, >, <=, <, ==) applied to `x`; None when `x` is None
+    (nothing to check), False when NaN."""
     op, _, num = str(rule).strip().partition(' ')
-    if op not in RULE_OPS: raise ValueError(f"rule {rule!r}: write '<op> <number>' with op one of {', '.join(RULE_OPS)}")
+    if op not in RULE_OPS:
+        raise ValueError(f"rule {rule!r}: write '<op> <number>' with op one of "
+                         f"{', '.join(RULE_OPS)}")
     try: t = float(num)
-    except ValueError: raise ValueError(f"rule {rule!r}: {num!r} is not a number; write e.g. '>= 0.8'") from None
+    except ValueError:
+        raise ValueError(f"rule {rule!r}: {num!r} is not a number; write e.g. '>= 0.8'") from None
     return None if x is None else bool(RULE_OPS[op](float(x), t))
 
+# %% ../../nbs/experiments/04b_framework.ipynb #fff9f9c8
 def claim(text, value, rule, ok=None, paper=None, by='paper', source=None) -> dict:
-    "One checked claim: statement, measured value, its rule (`rule_pass`) and pass/fail; `paper_value`: the claim's statistic on the paper's (rebuttal's) published numbers (`source` says which), None where it published none, and `paper_pass`: the rule applied to it; `by`: whose claim it is, 'paper' or 'ours'."
-    if by not in ('paper', 'ours'): raise ValueError(f"by={by!r}: a claim is the paper's ('paper') or ours ('ours')")
+    """One checked claim: statement, measured value, its rule (`rule_pass`) and pass/fail;
+    `paper_value`: the claim's statistic on the paper's (rebuttal's) published numbers (`source`
+    says which), None where it published none, and `paper_pass`: the rule applied to it; `by`:
+    whose claim it is, 'paper' or 'ours'."""
+    if by not in ('paper', 'ours'):
+        raise ValueError(f"by={by!r}: a claim is the paper's ('paper') or ours ('ours')")
     f = lambda x: None if x is None else float(x)
     passed = rule_pass(rule, value)
-    if ok is not None and bool(ok) != passed: raise ValueError(f"claim {text!r}: ok={ok} disagrees with rule {rule!r} applied to {value}")
+    if ok is not None and bool(ok) != passed:
+        raise ValueError(f"claim {text!r}: ok={ok} disagrees with rule {rule!r} applied to {value}")
     return {'claim': text, 'value': f(value), 'rule': rule, 'pass': passed, 'by': by,
-            'paper_value': f(paper), 'paper_pass': rule_pass(rule, paper), 'source': source if paper is not None else None}
+            'paper_value': f(paper), 'paper_pass': rule_pass(rule, paper),
+            'source': source if paper is not None else None}
 
 # %% ../../nbs/experiments/04b_framework.ipynb #d4f09c5f
 def experiment_family(run, docs: dict, suffix: str = '') -> tuple:
-    "Register `cfg -> run(key, cfg)` as experiment `key + suffix` for each `key: docstring` of `docs` (the listing prints the docstring); the functions, in order."
+    """Register `cfg -> run(key, cfg)` as experiment `key + suffix` for each `key: docstring` of
+    `docs` (the listing prints the docstring); the functions, in order."""
     def one(key, doc):
         def f(cfg: ExpConfig) -> dict: return run(key, cfg)
         f.__name__ = f.__qualname__ = key + suffix; f.__doc__ = doc
@@ -79,45 +93,64 @@ def experiment_family(run, docs: dict, suffix: str = '') -> tuple:
 
 # %% ../../nbs/experiments/04b_framework.ipynb #af077a42
 def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:
-    "Train `model` on a TokenData per `tcfg`; numbers incl. test accuracy and loss at the best-validation checkpoint. With `tcfg.keep_last` the model is left at its last (e.g. converged) parameters, whose test numbers are `*_last`."
+    """Train `model` on a TokenData per `tcfg`; numbers incl. test accuracy and loss at the
+    best-validation checkpoint. With `tcfg.keep_last` the model is left at its last (e.g.
+    converged) parameters, whose test numbers are `*_last`."""
     r = train(model, train_data.tokens, train_data.labels, tcfg)
-    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early, 'converged': r.converged, 'stop_reason': r.stop_reason,
-           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss, 'train_seconds': r.seconds, 'resumed_from': r.resumed_from,
+    out = {'steps': r.steps, 'best_step': r.best_step, 'stopped_early': r.stopped_early,
+           'converged': r.converged, 'stop_reason': r.stop_reason,
+           'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss,
+           'train_seconds': r.seconds, 'resumed_from': r.resumed_from,
            'converged_by': r.converged_by}
-    at = [h for h in r.history if 'dir_change' in h]           # the direction rule (TrainConfig.dir_tol): its last check
-    if at: out['last_check'] = {k: at[-1][k] for k in ('step', 'train_loss', 'dir_change', 'train_acc') if k in at[-1]}
-    if test_data is not None: out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
-    if r.last is not None:                   # the paper's setting: shapes of the converged model, accuracy of the best checkpoint
+    # the direction rule (TrainConfig.dir_tol): its last check
+    at = [h for h in r.history if 'dir_change' in h]
+    if at:
+        out['last_check'] = {k: at[-1][k] for k in ('step', 'train_loss', 'dir_change',
+                                                    'train_acc') if k in at[-1]}
+    if test_data is not None:
+        out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
+    if r.last is not None:                   # the paper's setting: shapes of the converged model,
+                                             # accuracy of the best checkpoint
         P = dict(model.named_parameters())
         with torch.no_grad():
             for k, t in r.last.items(): P[k].copy_(t)
-        if test_data is not None: out['test_loss_last'], out['test_acc_last'] = evaluate(model, test_data.tokens, test_data.labels)
+        if test_data is not None:
+            out['test_loss_last'], out['test_acc_last'] = evaluate(model, test_data.tokens,
+                    test_data.labels)
     return out
 
-def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, fig: str, title: str, report, claims,
+def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, fig: str,
+               title: str, report, claims,
                notes: str = '', info: dict | None = None, derive=None) -> dict:
-    "The experiment dict of `model` trained per `tcfg`, figure `fig` and numbers by `report(model, train_data, path, title)`, `claims(numbers)` checked."
+    """The experiment dict of `model` trained per `tcfg`, figure `fig` and numbers by `report(model,
+    train_data, path, title)`, `claims(numbers)` checked."""
     nums = fit(model, train_data, test_data, tcfg)
     nums.update(info or {})                  # known beforehand: sizes, settings
     path = cfg.fig(fig)
     st = report(model, train_data, path, title)
-    bins, extra = st.pop('bins'), st.pop('figures', [])   # a report may write more figures (e.g. the overlay with a published table)
+    # a report may write more figures (e.g. the overlay with a published table)
+    bins, extra = st.pop('bins'), st.pop('figures', [])
     nums.update(st)
     if derive is not None: nums.update(derive(model, nums))
-    return {'numbers': nums, 'bins': bins, 'figures': [path, *extra], 'claims': claims(nums), 'notes': notes}
+    return {'numbers': nums, 'bins': bins, 'figures': [path, *extra], 'claims': claims(nums),
+            'notes': notes}
 
 # %% ../../nbs/experiments/04b_framework.ipynb #d6c3d2e9
 def run_or_skip(f, cfg: ExpConfig, log=print):
-    "Run experiment `f`; if it is skipped: AssertionError when a data folder is configured, else None with the reason logged."
+    """Run experiment `f`; if it is skipped: AssertionError when a data folder is configured, else
+    None with the reason logged."""
     try: return f(cfg)
     except Skip as e:
-        if cfg.data_path: raise AssertionError(f"{f.__name__} was skipped although the data folder {cfg.data_path} is configured "
-                                               f"(--data-dir or ${files.DATA_ENV}): {e}") from None
+        if cfg.data_path:
+            raise AssertionError(f"{f.__name__} was skipped although the data folder "
+                                 f"{cfg.data_path} is configured (--data-dir or "
+                                 f"${files.DATA_ENV}): {e}") from None
         log(f"{f.__name__} skipped (no data folder: set {files.DATA_ENV} to run it): {e}")
         return None
 
 # %% ../../nbs/experiments/04b_framework.ipynb #5100e9ca
 def summary_line(name: str, result: dict, fmt: str) -> str:
-    "`name: <fmt filled with result['numbers']>; claims passing: k of m` for one experiment's entry of results.json."
+    """`name: <fmt filled with result['numbers']>; claims passing: k of m` for one experiment's
+    entry of results.json."""
     ok, cl = sum(c['pass'] for c in result.get('claims', [])), len(result.get('claims', []))
     return f"{name}: " + fmt.format(**result['numbers']) + f"; claims passing: {ok} of {cl}"

@@ -22,35 +22,51 @@ from .framework import claim
 # %% ../../nbs/experiments/04c_paper.ipynb #c4033c74
 @dataclass(frozen=True)
 class PaperSetting:
-    "The rebuttal's setting of the real-data experiments, and how we meet it (see the notebook for the sources)."
+    """The rebuttal's setting of the real-data experiments, and how we meet it (see the notebook for
+    the sources)."""
     d: int = 2048                                   # embedding dimension (rebuttal, Q3)
-    V_published: dict = field(default_factory=lambda: {'imdb': 7766, 'yelp': 5424})   # vocabulary sizes (rebuttal, Q3)
-    min_count: dict = field(default_factory=lambda: {'imdb': 45, 'yelp_review_full': 5, 'yelp_review_full_binary': 5,
+    # vocabulary sizes (rebuttal, Q3)
+    V_published: dict = field(default_factory=lambda: {'imdb': 7766, 'yelp': 5424})
+    min_count: dict = field(default_factory=lambda: {'imdb': 45, 'yelp_review_full': 5,
+                                                     'yelp_review_full_binary': 5,
                                                      'yelp_pool': 91, 'yelp_pool_binary': 78})
-    V: dict = field(default_factory=lambda: {'imdb': 7816, 'yelp_review_full': 5757, 'yelp_review_full_binary': 5084,
+    V: dict = field(default_factory=lambda: {'imdb': 7816, 'yelp_review_full': 5757,
+                                             'yelp_review_full_binary': 5084,
                                              'yelp_pool': 5410, 'yelp_pool_binary': 5442})
-    published_for: dict = field(default_factory=lambda: {'imdb': 'imdb', 'yelp_review_full': 'yelp', 'yelp_review_full_binary': 'yelp',
-                                                         'yelp_pool': 'yelp', 'yelp_pool_binary': 'yelp'})
-    pool_n_train: int = 25000     # yelp_pool: a seeded uniform draw of this many training reviews (IMDB's training size), for time
+    published_for: dict = field(default_factory=lambda: {'imdb': 'imdb', 'yelp_review_full': 'yelp',
+                                                         'yelp_review_full_binary': 'yelp',
+                                                         'yelp_pool': 'yelp',
+                                                         'yelp_pool_binary': 'yelp'})
+    pool_n_train: int = 25000     # yelp_pool: a seeded uniform draw of this many training reviews
+                                  # (IMDB's training size), for time
     pool_n_test: int | None = None  # yelp_pool: all 10,000 test reviews
-    multiclass_rho: float = 0.8   # 'E_s^T v_k increases' (Spearman of bin means): the rebuttal's own multi-class tables give 0.88, 0.90
-    tokenizer: str = "ours (attn_tokens.data.text.Tokenizer: lower case, words and !/?); the rebuttal's is not stated"
-    convergence: str = ("no early stopping; trained until the training loss falls by less than tol (relative) over eval_every steps, "
-                        "or, where every training margin is positive (the model separates its training set, so the loss only tends to 0), "
-                        "until the direction of the trained parameters changes by 1 - cos <= tol over eval_every steps; "
-                        "or the step budget is reached (then the run is reported as not converged)")
+    multiclass_rho: float = 0.8   # 'E_s^T v_k increases' (Spearman of bin means): the rebuttal's
+                                  # own multi-class tables give 0.88, 0.90
+    tokenizer: str = ("ours (attn_tokens.data.text.Tokenizer: lower case, words and !/?); the "
+                      "rebuttal's is not stated")
+    convergence: str = ("no early stopping; trained until the training loss falls by less than tol "
+                        "(relative) over eval_every steps, or, where every training margin is "
+                        "positive (the model separates its training set, so the loss only tends to "
+                        "0), until the direction of the trained parameters changes by 1 - cos <= "
+                        "tol over eval_every steps; or the step budget is reached (then the run is "
+                        "reported as not converged)")
     tol: float = 1e-3
     eval_every: int = 5
-    frozen_test_acc: tuple = (0.72, 0.95)           # rebuttal: frozen vs trained embeddings, "around"
+    frozen_test_acc: tuple = (0.72, 0.95)           # rebuttal: frozen vs trained embeddings,
+                                                    # "around"
     frozen_test_loss: tuple = (0.6, 0.1)
 
 PAPER = PaperSetting()
 
 def vocab_cut(counts, target: int) -> tuple:
-    "(min_count, V): the frequency cut whose vocabulary (words counted at least min_count times) is closest in size to `target`; ties: the larger cut."
+    """(min_count, V): the frequency cut whose vocabulary (words counted at least min_count times)
+    is closest in size to `target`; ties: the larger cut."""
     c = np.sort(np.asarray(counts, np.int64))[::-1]
-    if target < 1 or len(c) == 0: raise ValueError(f"vocab_cut: need a target >= 1 and some counts; got target={target}, {len(c)} counts")
-    cuts = np.unique(c)                               # candidate cuts: the counts themselves (others give the same sizes)
+    if target < 1 or len(c) == 0:
+        raise ValueError(f"vocab_cut: need a target >= 1 and some counts; got target={target}, "
+                         f"{len(c)} counts")
+    cuts = np.unique(c)                               # candidate cuts: the counts themselves
+                                                      # (others give the same sizes)
     sizes = np.array([(c >= m).sum() for m in cuts])
     i = np.flatnonzero(np.abs(sizes - target) == np.abs(sizes - target).min())[-1]
     return int(cuts[i]), int(sizes[i])
@@ -60,7 +76,8 @@ PUBLISHED = ('two_layer_W2p', 'two_layer_v', 'mlp_v', 'mlp_p', 'yelp4_v2', 'yelp
 
 @dataclass
 class PublishedTable:
-    "One published table: bin centres `x`, bin means `y`, the printed strings, and the source notes of its file."
+    """One published table: bin centres `x`, bin means `y`, the printed strings, and the source
+    notes of its file."""
     name: str
     x: np.ndarray
     y: np.ndarray
@@ -70,7 +87,8 @@ class PublishedTable:
 
 def published_table(name: str) -> PublishedTable:
     "The rebuttal's table `name` (one of `PUBLISHED`), from the CSV file shipped with the package."
-    if name not in PUBLISHED: raise ValueError(f"no published table {name!r}; choose from: {', '.join(PUBLISHED)}")
+    if name not in PUBLISHED:
+        raise ValueError(f"no published table {name!r}; choose from: {', '.join(PUBLISHED)}")
     lines = (resources.files('attn_tokens') / 'tables' / f'{name}.csv').read_text().splitlines()
     notes = [l[2:] for l in lines if l.startswith('#')]
     rows = [l.split(',') for l in lines if l and not l.startswith('#')][1:]
@@ -79,31 +97,40 @@ def published_table(name: str) -> PublishedTable:
 
 # %% ../../nbs/experiments/04c_paper.ipynb #8eb3e9db
 def table_bins(centres, decimals=None) -> dict:
-    "Equal-width bins behind published centres: origin `a`, width `w`, slot `k` of each centre, `n_bins` slots, edges `lo`, `hi`."
+    """Equal-width bins behind published centres: origin `a`, width `w`, slot `k` of each centre,
+    `n_bins` slots, edges `lo`, `hi`."""
     c = np.asarray(centres, float); n = len(c)
-    if n < 3 or not np.all(np.diff(c) > 0): raise ValueError(f"table_bins: need at least 3 increasing centres; got {c}")
-    tol = 10.0 ** -(decimals if decimals is not None else max(len(f'{v:.10g}'.split('.')[-1]) for v in c))
+    if n < 3 or not np.all(np.diff(c) > 0):
+        raise ValueError(f"table_bins: need at least 3 increasing centres; got {c}")
+    tol = 10.0 ** -(
+        decimals if decimals is not None else max(len(f'{v:.10g}'.split('.')[-1]) for v in c)
+    )
     for m in range(n - 1, 4 * n):
         k = np.round((c - c[0]) / ((c[-1] - c[0]) / m)).astype(int)
         if len(np.unique(k)) < n: continue
         (a, w), *_ = np.linalg.lstsq(np.stack([np.ones(n), k], 1), c, rcond=None)
         if np.abs(c - (a + w * k)).max() <= tol * 1.001:
-            return {'a': float(a), 'w': float(w), 'k': k, 'n_bins': int(k[-1]) + 1, 'lo': float(a - w / 2), 'hi': float(a + w * (k[-1] + 0.5))}
+            return {'a': float(a), 'w': float(w), 'k': k, 'n_bins': int(k[-1]) + 1,
+                    'lo': float(a - w / 2), 'hi': float(a + w * (k[-1] + 0.5))}
     raise ValueError(f"table_bins: no equal-width grid fits the centres {c} within {tol}")
 
 def binned_like(table: PublishedTable, x, y, span: str = 'table') -> dict:
-    "Our bin means (and counts) of `y` over token values `x` in the published table's bins (outer bins open), or (span='data') in as many equal bins over the range of our `x`, same slots."
+    """Our bin means (and counts) of `y` over token values `x` in the published table's bins (outer
+    bins open), or (span='data') in as many equal bins over the range of our `x`, same slots."""
     tb = table_bins(table.x, decimals=len(table.x_text[0].split('.')[-1]))
     x, y = _arr(x), _arr(y)
     if span == 'data':
         ok = np.isfinite(x); tb = dict(tb, lo=float(x[ok].min()), hi=float(x[ok].max()))
-    elif span != 'table': raise ValueError(f"span={span!r}: use 'table' (their bins) or 'data' (their binning over our range)")
+    elif span != 'table':
+        raise ValueError(f"span={span!r}: use 'table' (their bins) or 'data' (their binning over "
+                         f"our range)")
     b = stats.bin_stats(np.clip(x, tb['lo'], tb['hi']), y, tb['n_bins'], tb['lo'], tb['hi'])
     return {'mean': b.mean[tb['k']], 'count': b.count[tb['k']], 'bins': tb}
 
 # %% ../../nbs/experiments/04c_paper.ipynb #7edebd56
 def table_shape(centres, means) -> dict:
-    "A table's own shape: Spearman(centres, means), and the U statistic (outer minus middle bin means) / max |mean|."
+    """A table's own shape: Spearman(centres, means), and the U statistic (outer minus middle bin
+    means) / max |mean|."""
     c, m = np.asarray(centres, float), np.asarray(means, float)
     ok = np.isfinite(m); c, m = c[ok], m[ok]
     o, mid = m[np.abs(c) >= 0.6], m[np.abs(c) <= 0.2]
@@ -112,38 +139,52 @@ def table_shape(centres, means) -> dict:
     return {'spearman': spearman(c, m), 'u_bins': float(u)}
 
 def paper_shape(name: str) -> dict:
-    "Published table `name`'s own shape (`table_shape` of its centres and means): the paper's value of the shape claims."
+    """Published table `name`'s own shape (`table_shape` of its centres and means): the paper's
+    value of the shape claims."""
     t = published_table(name)
     return table_shape(t.x, t.y)
 
 def axis_fill(name: str, x) -> dict:
-    "How token values `x` fill published table `name`'s bins: tokens per published bin (`count`, none clipped), below and above its span, our range, bins with >= 10."
+    """How token values `x` fill published table `name`'s bins: tokens per published bin (`count`,
+    none clipped), below and above its span, our range, bins with >= 10."""
     t = published_table(name)
     tb = table_bins(t.x, decimals=len(t.x_text[0].split('.')[-1]))
     x = _arr(x); x = x[np.isfinite(x)]
     inside = (x >= tb['lo']) & (x <= tb['hi'])
     b = stats.bin_stats(x[inside], x[inside], tb['n_bins'], tb['lo'], tb['hi'])
     cnt = b.count[tb['k']]
-    return {'count': cnt.tolist(), 'below': int((x < tb['lo']).sum()), 'above': int((x > tb['hi']).sum()), 'n': int(len(x)),
-            'range': (float(x.min()), float(x.max())), 'span': (tb['lo'], tb['hi']), 'bins_10': int((cnt >= 10).sum()), 'n_bins': len(cnt)}
+    return {'count': cnt.tolist(), 'below': int((x < tb['lo']).sum()),
+            'above': int((x > tb['hi']).sum()), 'n': int(len(x)),
+            'range': (float(x.min()), float(x.max())), 'span': (tb['lo'], tb['hi']),
+            'bins_10': int((cnt >= 10).sum()), 'n_bins': len(cnt)}
 
 def compare_table(name: str, x, y, span: str = 'table') -> dict:
-    "Ours (token values `x`, scores `y`) against published table `name` on its bins (`span`: see `binned_like`): correlations and both shapes."
+    """Ours (token values `x`, scores `y`) against published table `name` on its bins (`span`: see
+    `binned_like`): correlations and both shapes."""
     t = published_table(name)
     ours = binned_like(t, x, y, span)
-    return {'name': name, 'span': span, 'spearman': spearman(ours['mean'], t.y), 'pearson': pearson(ours['mean'], t.y),
-            'ours': ours['mean'].tolist(), 'theirs': t.y.tolist(), 'centres': t.x.tolist(), 'count': ours['count'].tolist(),
+    return {'name': name, 'span': span, 'spearman': spearman(ours['mean'], t.y),
+            'pearson': pearson(ours['mean'], t.y),
+            'ours': ours['mean'].tolist(), 'theirs': t.y.tolist(), 'centres': t.x.tolist(),
+            'count': ours['count'].tolist(),
             'shape_ours': table_shape(t.x, ours['mean']), 'shape_paper': table_shape(t.x, t.y)}
 
+# %% ../../nbs/experiments/04c_paper.ipynb #589265f6
 def plot_overlay(comparisons: list, path=None, title=''):
-    "Each comparison (from `compare_table`): their bin means and ours against their centres, each scaled by its largest |value|; saved to `path`."
+    """Each comparison (from `compare_table`): their bin means and ours against their centres, each
+    scaled by its largest |value|; saved to `path`."""
     import matplotlib.pyplot as plt
-    fig, axs = plt.subplots(1, len(comparisons), figsize=(4.2 * len(comparisons), 3.4), squeeze=False)
+    fig, axs = plt.subplots(1, len(comparisons), figsize=(4.2 * len(comparisons), 3.4),
+                            squeeze=False)
     for ax, c in zip(axs[0], comparisons):
         for key, lab, st in (('theirs', 'rebuttal', 'k-'), ('ours', 'ours', 'o--')):
-            y = np.asarray(c[key], float); ax.plot(c['centres'], y / np.nanmax(np.abs(y)), st, ms=3, label=lab)
-        ax.set_title(f"{c['name']}: Spearman {c['spearman']:.2f}, Pearson {c['pearson']:.2f}", fontsize=9)
-        ax.axhline(0, color='k', lw=0.5); ax.set_xlabel('bin centre (rebuttal)'); ax.set_ylabel('bin mean / max |bin mean|')
+            y = np.asarray(c[key], float); ax.plot(c['centres'], y / np.nanmax(np.abs(y)), st, ms=3,
+                                                   label=lab)
+        ax.set_title(f"{c['name']}: Spearman {c['spearman']:.2f}, Pearson {c['pearson']:.2f}",
+                     fontsize=9)
+        ax.axhline(0, color='k', lw=0.5)
+        ax.set_xlabel('bin centre (rebuttal)')
+        ax.set_ylabel('bin mean / max |bin mean|')
     axs[0][0].legend(fontsize=8)
     if title: fig.suptitle(title)
     fig.tight_layout()
@@ -153,55 +194,77 @@ def plot_overlay(comparisons: list, path=None, title=''):
 
 # %% ../../nbs/experiments/04c_paper.ipynb #a8f21c25
 def with_paper(st: dict, comps: list, path, title='') -> dict:
-    "Add comparisons with published tables (from `compare_table`) to report `st`: numbers vs_paper_*, the tables, the overlay figure."
+    """Add comparisons with published tables (from `compare_table`) to report `st`: numbers
+    vs_paper_*, the tables, the overlay figure."""
     import matplotlib.pyplot as plt
     ov = str(Path(path).with_name(Path(path).stem + '_paper.png'))
-    plt.close(plot_overlay(comps, ov, f"{title} vs the rebuttal (each scaled by its max |bin mean|)"))
-    for c in comps: st[f"vs_paper_{c['name']}_spearman"], st[f"vs_paper_{c['name']}_pearson"] = c['spearman'], c['pearson']
+    plt.close(plot_overlay(comps, ov,
+                           f"{title} vs the rebuttal (each scaled by its max |bin mean|)"))
+    for c in comps:
+        st[f"vs_paper_{c['name']}_spearman"], st[f"vs_paper_{c['name']}_pearson"] = (
+            c['spearman'],
+            c['pearson'],
+        )
     st['paper_tables'] = {c['name']: c for c in comps}
     st['figures'] = [*st.get('figures', []), ov]
     return st
 
 def paper_report(tables: dict, p_label=r'$E_s^\top p$'):
-    "A report like `embedding_report`, also comparing the scores {'v' or 'p': published table name} with the rebuttal's tables."
+    """A report like `embedding_report`, also comparing the scores {'v' or 'p': published table
+    name} with the rebuttal's tables."""
     def report(model, data, path, title):
         st = embedding_report(model, data, path, title, p_label=p_label)
         x, sc = stats.token_stats(data.tokens, data.labels, data.V).posterior_diff, model.scores()
-        return with_paper(st, [compare_table(name, x, sc[key]) for key, name in tables.items()], path, title)
+        return with_paper(st, [compare_table(name, x, sc[key]) for key, name in tables.items()],
+                          path, title)
     return report
 
-SHAPE_RHO = {'mlp_v': 0.6}   # the rebuttal on the MLP: "the monotonicity of E_s^T v is less evident"; its table: Spearman 0.66
-PAPER_TABLES = {'two_layer': {'p': 'two_layer_W2p', 'v': 'two_layer_v'}, 'mlp': {'v': 'mlp_v', 'p': 'mlp_p'}}   # the rebuttal's table of each model's scores
+SHAPE_RHO = {'mlp_v': 0.6}   # the rebuttal on the MLP: "the monotonicity of E_s^T v is less
+                             # evident"; its table: Spearman 0.66
+PAPER_TABLES = {'two_layer': {'p': 'two_layer_W2p', 'v': 'two_layer_v'},
+                'mlp': {'v': 'mlp_v', 'p': 'mlp_p'}}   # the rebuttal's table of each model's scores
 
 # %% ../../nbs/experiments/04c_paper.ipynb #9c775227
 def paper_claims(prefix: str, nums: dict, rho=0.8) -> list:
-    "Per published table in nums['paper_tables']: agreement with it (Spearman on its bins; the table against itself gives 1), and its shape, ours beside the table's own (`paper_shape`)."
+    """Per published table in nums['paper_tables']: agreement with it (Spearman on its bins; the
+    table against itself gives 1), and its shape, ours beside the table's own (`paper_shape`)."""
     out = []
     for name, c in nums['paper_tables'].items():
         src = f"the rebuttal's table {name}"
-        out.append(claim(f"{prefix}: bin means follow the rebuttal's table {name} (Spearman on its bins)", c['spearman'], f'>= {rho}',
+        out.append(claim(f"{prefix}: bin means follow the rebuttal's table {name} (Spearman on its "
+                         f"bins)", c['spearman'], f'>= {rho}',
                          paper=1.0, source=f"{src} against itself"))
         so, sp = c['shape_ours'], c['shape_paper']
         if name.endswith('p'):    # the p scores: U-shaped
-            out.append(claim(f"{prefix}: {name} U-shaped on the rebuttal's bins ((outer - middle bin means) / max |bin mean|)",
+            out.append(claim(f"{prefix}: {name} U-shaped on the rebuttal's bins ((outer - middle "
+                             f"bin means) / max |bin mean|)",
                              so['u_bins'], '> 0', paper=sp['u_bins'], source=src))
         else:
             r = SHAPE_RHO.get(name, rho)
-            out.append(claim(f"{prefix}: {name} increases on the rebuttal's bins (Spearman of bin means vs centres)",
+            out.append(claim(f"{prefix}: {name} increases on the rebuttal's bins (Spearman of bin "
+                             f"means vs centres)",
                              so['spearman'], f'>= {r}', paper=sp['spearman'], source=src))
     return out
 
 def paper_notes(nums: dict, rho=0.8) -> str:
-    "For every published table in nums['paper_tables'] that ours does not follow (Spearman < rho): why, in numbers from this run."
+    """For every published table in nums['paper_tables'] that ours does not follow (Spearman < rho):
+    why, in numbers from this run."""
     out = []
     for name, c in nums['paper_tables'].items():
         if c['spearman'] >= rho: continue
         n = [int(k) for k in c['count']]
-        so, sp, key = c['shape_ours'], c['shape_paper'], 'u_bins' if name.endswith('p') else 'spearman'
+        so, sp, key = (
+            c['shape_ours'],
+            c['shape_paper'],
+            'u_bins' if name.endswith('p') else 'spearman',
+        )
         what = 'U statistic' if key == 'u_bins' else 'Spearman with the bin centres'
-        span = ('their binning spread over our range of the axis (our values fall in a fraction of theirs); ' if c['span'] == 'data' else '')
-        out.append(f"{name}: Spearman {c['spearman']:.2f} with the rebuttal's bin means (Pearson {c['pearson']:.2f}), below {rho}; {span}"
-                   f"{sum(k >= 10 for k in n)} of {len(n)} bins hold 10 or more of our tokens, the fullest {max(n) / max(1, sum(n)):.0%} of them; "
-                   f"the table's own shape ({what}): ours {so[key]:.2f}, paper {sp[key]:.2f}"
+        span = ('their binning spread over our range of the axis (our values fall in a fraction of '
+                'theirs); ' if c['span'] == 'data' else '')
+        out.append(f"{name}: Spearman {c['spearman']:.2f} with the rebuttal's bin means (Pearson "
+                   f"{c['pearson']:.2f}), below {rho}; {span}{sum(k >= 10 for k in n)} of {len(n)} "
+                   f"bins hold 10 or more of our tokens, the fullest {max(n) / max(1, sum(n)):.0%} "
+                   f"of them; the table's own shape ({what}): ours {so[key]:.2f}, paper "
+                   f"{sp[key]:.2f}"
                    + (" (opposite directions)." if so[key] * sp[key] < 0 else "."))
     return ' '.join(out)

@@ -16,7 +16,8 @@ from ..data import corpora, text
 from ..engine.models import OneLayerAttention
 from .train import TrainConfig
 from .analysis import embedding_report
-from .framework import ExpConfig, Skip, experiment_family, claim, fit, fit_report
+from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
+                                               fit_report)
 from .paper import PAPER
 
 # %% ../../nbs/experiments/06_real_data.ipynb #5f1adc93
@@ -25,59 +26,91 @@ def _load(name, min_count, max_len, data_dir):
     return text.load_tokenized(name, min_count=min_count, max_len=max_len, data_dir=data_dir)
 
 def load_real(name, cfg: ExpConfig, min_count=20, max_len=None, n_train=None, n_test=None):
-    "(train, test) TokenData of `name`, seeded subsets of n_train / n_test sequences; Skip if unavailable."
+    """(train, test) TokenData of `name`, seeded subsets of n_train / n_test sequences; Skip if
+    unavailable."""
     d = cfg.data_path
     folder = corpora.DERIVED.get(name, name)
     if cfg.size == 'quick' and (d is None or not (Path(d) / folder / 'train.parquet').exists()):
-        why = 'it is not IMDB' if name != 'imdb' else corpora.hub_status()     # None: the Hub is reachable, download IMDB
+        # None: the Hub is reachable, download IMDB
+        why = 'it is not IMDB' if name != 'imdb' else corpora.hub_status()
         if why is not None:
-            raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from a reachable Hub ({why}); pass --data-dir "
-                       f"or set ATTN_TOKENS_DATA to a folder holding {folder}/train.parquet")
+            raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from "
+                       f"a reachable Hub ({why}); pass --data-dir or set ATTN_TOKENS_DATA to a "
+                       f"folder holding {folder}/train.parquet")
     try: tr, te = _load(name, min_count, max_len, d)
     except corpora.DatasetUnavailableError as e: raise Skip(str(e)) from None
     g = torch.Generator().manual_seed(cfg.seed)
-    if n_train is not None and n_train < tr.n: tr = tr.subset(torch.randperm(tr.n, generator=g)[:n_train].sort().values)
-    if n_test is not None and n_test < te.n: te = te.subset(torch.randperm(te.n, generator=g)[:n_test].sort().values)
+    if n_train is not None and n_train < tr.n:
+        tr = tr.subset(torch.randperm(tr.n, generator=g)[:n_train].sort().values)
+    if n_test is not None and n_test < te.n:
+        te = te.subset(torch.randperm(te.n, generator=g)[:n_test].sort().values)
     return tr, te
 
 # %% ../../nbs/experiments/06_real_data.ipynb #ea1d43c0
-REAL_SIZES = {   # per data set and size: subset sizes (None = all), max_len, d, optimizer settings, claim thresholds
+REAL_SIZES = {   # per data set and size: subset sizes (None = all), max_len, d, optimizer settings,
+                 # claim thresholds
     'imdb': {
-        'quick': dict(min_count=20, n_train=2000, n_test=2000, max_len=96, d=64, lr=0.01, steps=100, rho=0.8, acc=0.7),
-        'ci':    dict(min_count=20, n_train=None, n_test=None, max_len=512, d=512, lr=0.002, steps=150, rho=0.8, acc=0.8),
-        'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=512, d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=0.87, converge=True)},
+        'quick': dict(min_count=20, n_train=2000, n_test=2000, max_len=96, d=64, lr=0.01, steps=100,
+                      rho=0.8, acc=0.7),
+        'ci':    dict(min_count=20, n_train=None, n_test=None, max_len=512, d=512, lr=0.002,
+                      steps=150, rho=0.8, acc=0.8),
+        'full':  dict(min_count=PAPER.min_count['imdb'], n_train=None, n_test=None, max_len=512,
+                      d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=0.87, converge=True)},
     'yelp': {
-        'quick': dict(min_count=5, n_train=2000, n_test=None, max_len=96, d=64, lr=0.01, steps=100, rho=0.8, acc=None),
-        'ci':    dict(min_count=5, n_train=None, n_test=None, max_len=256, d=128, lr=0.005, steps=150, rho=0.8, acc=None),
-        'full':  dict(min_count=PAPER.min_count['yelp_review_full_binary'], n_train=None, n_test=None, max_len=512, d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=None, converge=True)},
+        'quick': dict(min_count=5, n_train=2000, n_test=None, max_len=96, d=64, lr=0.01, steps=100,
+                      rho=0.8, acc=None),
+        'ci':    dict(min_count=5, n_train=None, n_test=None, max_len=256, d=128, lr=0.005,
+                      steps=150, rho=0.8, acc=None),
+        'full':  dict(min_count=PAPER.min_count['yelp_review_full_binary'], n_train=None,
+                      n_test=None, max_len=512, d=PAPER.d, lr=0.001, steps=300, rho=0.9, acc=None,
+                      converge=True)},
 }
-REAL_SIZES['yelp_polarity'] = {k: dict(v, n_train=25000, n_test=5000, min_count=20) for k, v in REAL_SIZES['yelp'].items()}
-REAL_SIZES['yelp_pool'] = {k: dict(v, n_train=min(v['n_train'] or PAPER.pool_n_train, PAPER.pool_n_train), n_test=v['n_test'] or PAPER.pool_n_test,
-                                   min_count=PAPER.min_count['yelp_pool_binary'] if k == 'full' else v['min_count']) for k, v in REAL_SIZES['yelp'].items()}
-DATASET = {'imdb': 'imdb', 'yelp': 'yelp_review_full_binary', 'yelp_polarity': 'yelp_polarity', 'yelp_pool': 'yelp_pool_binary'}
+REAL_SIZES['yelp_polarity'] = {k: dict(v, n_train=25000, n_test=5000, min_count=20) for k,
+                               v in REAL_SIZES['yelp'].items()}
+REAL_SIZES['yelp_pool'] = {
+    k: dict(
+        v,
+        n_train=min(v['n_train'] or PAPER.pool_n_train, PAPER.pool_n_train),
+        n_test=v['n_test'] or PAPER.pool_n_test,
+        min_count=PAPER.min_count['yelp_pool_binary'] if k == 'full' else v['min_count'],
+    )
+    for k, v in REAL_SIZES['yelp'].items()
+}
+DATASET = {'imdb': 'imdb', 'yelp': 'yelp_review_full_binary', 'yelp_polarity': 'yelp_polarity',
+           'yelp_pool': 'yelp_pool_binary'}
 
 def data_label(dataset: str, n_train=None) -> str:
-    "The name written next to every number from `dataset`: what the Yelp sets are (data README), e.g. 'Yelp Review Full (4,000-review subset)'."
+    """The name written next to every number from `dataset`: what the Yelp sets are (data README),
+    e.g. 'Yelp Review Full (4,000-review subset)'."""
     base = corpora.DERIVED.get(dataset, dataset)
     view = ', binary: 1-2 vs 4-5 stars' if dataset != base else ''
     if base == 'yelp_review_full': return f"Yelp Review Full (4,000-review subset{view})"
     if base == 'yelp_pool':
-        return f"yelp_pool (pooled real Yelp reviews, not an official split{view}; {n_train:,} training reviews drawn)"
+        return (f"yelp_pool (pooled real Yelp reviews, not an official split{view}; {n_train:,} "
+                f"training reviews drawn)")
     return dataset
 
 def train_config(settings: dict, cfg: ExpConfig, name: str, trainable=None) -> TrainConfig:
-    "The TrainConfig of a real-data run: the paper's (no early stopping, until converged per PAPER.tol, keep the last model) where settings['converge'], else early stopping."
+    """The TrainConfig of a real-data run: the paper's (no early stopping, until converged per
+    PAPER.tol, keep the last model) where settings['converge'], else early stopping."""
     conv = bool(settings.get('converge'))
-    return TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=PAPER.eval_every, patience=None if conv else 4,
-                       tol=PAPER.tol if conv else None, dir_tol=PAPER.tol if conv else None, keep_last=conv, seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name), progress=cfg.progress)
+    return TrainConfig(lr=settings['lr'], steps=settings['steps'], eval_every=PAPER.eval_every,
+                       patience=None if conv else 4,
+                       tol=PAPER.tol if conv else None, dir_tol=PAPER.tol if conv else None,
+                       keep_last=conv, seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name),
+                       progress=cfg.progress)
 
+# %% ../../nbs/experiments/06_real_data.ipynb #c8b1fd36
 def one_layer_setup(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
-    "The one-layer model on data set `key` (not trained yet), its train and test data, its TrainConfig, and the data's numbers."
+    """The one-layer model on data set `key` (not trained yet), its train and test data, its
+    TrainConfig, and the data's numbers."""
     settings = settings or REAL_SIZES[key][cfg.size]
-    tr, te = load_real(DATASET[key], cfg, settings['min_count'], settings['max_len'], settings['n_train'], settings['n_test'])
+    tr, te = load_real(DATASET[key], cfg, settings['min_count'], settings['max_len'],
+                       settings['n_train'], settings['n_test'])
     m = OneLayerAttention(tr.V, settings['d'], seed=cfg.seed)
     tcfg = train_config(settings, cfg, f'{key}_one_layer{tag}', trainable)
-    info = dict(n_train=tr.n, n_test=te.n, V=tr.V, d=settings['d'], max_len=settings['max_len'], min_count=settings['min_count'])
+    info = dict(n_train=tr.n, n_test=te.n, V=tr.V, d=settings['d'], max_len=settings['max_len'],
+                min_count=settings['min_count'])
     return m, tr, te, tcfg, info
 
 def one_layer_real(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
@@ -91,25 +124,56 @@ def _real(key, cfg):
     m, tr, te, tcfg, info = one_layer_setup(key, cfg)
     what = data_label(DATASET[key], tr.n)
     def claims(nums):
-        cl = [claim(f"{what}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin means)", nums['spearman_v_bins'], f">= {settings['rho']}"),
-              claim(f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)", nums['u_ratio'], '> 1')]
-        if settings['acc'] is not None:     # the rebuttal's trained baseline: "around 95%" (it does not name the data set)
-            cl.append(claim(f"{what}: test accuracy with trained embeddings", nums['test_acc'], f">= {settings['acc']}",
-                            paper=PAPER.frozen_test_acc[1] if key == 'imdb' else None, source="the rebuttal's trained baseline ('around 95%')"))
+        cl = [claim(f"{what}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin means)",
+                    nums['spearman_v_bins'], f">= {settings['rho']}"),
+              claim(f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)",
+                    nums['u_ratio'], '> 1')]
+        if settings['acc'] is not None:     # the rebuttal's trained baseline: "around 95%" (it does
+                                            # not name the data set)
+            cl.append(claim(f"{what}: test accuracy with trained embeddings", nums['test_acc'],
+                            f">= {settings['acc']}",
+                            paper=PAPER.frozen_test_acc[1] if key == 'imdb' else None,
+                            source="the rebuttal's trained baseline ('around 95%')"))
         return cl
-    r = fit_report(m, tr, te, tcfg, cfg, f'{key}_one_layer', f"{what}: one layer, d={settings['d']}, n={tr.n}, V={tr.V}",
-                      embedding_report, claims, info=info,
-                      notes=f"{what}: {tr.n} train / {te.n} test sequences, first {settings['max_len']} words, d={settings['d']}, Adam lr={settings['lr']}, "
-                            + ("until converged (PAPER.convergence)." if settings.get('converge') else "early stopping."))
+    r = fit_report(
+        m,
+        tr,
+        te,
+        tcfg,
+        cfg,
+        f'{key}_one_layer',
+        f"{what}: one layer, d={settings['d']}, n={tr.n}, V={tr.V}",
+        embedding_report,
+        claims,
+        info=info,
+        notes=f"{what}: {tr.n} train / {te.n} test sequences, first {settings['max_len']} words, "
+              f"d={settings['d']}, Adam lr={settings['lr']}, "
+        + (
+            "until converged (PAPER.convergence)."
+            if settings.get('converge')
+            else "early stopping."
+        ),
+    )
     n = r['numbers']
-    r['notes'] += (f" {n['steps']} steps ({n['stop_reason']}" + (", NOT converged: the step cap" if settings.get('converge') and not n['converged'] else '')
-                   + f"), test accuracy {n['test_acc']:.3f}.")
+    r['notes'] += (
+        f" {n['steps']} steps ({n['stop_reason']}"
+        + (
+            ", NOT converged: the step cap"
+            if settings.get('converge') and not n['converged']
+            else ''
+        )
+        + f"), test accuracy {n['test_acc']:.3f}."
+    )
     return r
 
-REAL_EXPERIMENTS = {   # one experiment per data set of REAL_SIZES (the same name): its docstring, which the listing prints
+REAL_EXPERIMENTS = {   # one experiment per data set of REAL_SIZES (the same name): its docstring,
+                       # which the listing prints
     'imdb': "One-layer model on IMDB: monotone E^T v, U-shaped E^T p, test accuracy.",
-    'yelp': "One-layer model on the binary view of the local Yelp Review Full 4,000-review subset (1-2 stars vs 4-5 stars).",
-    'yelp_pool': "One-layer model on the binary view (1-2 vs 4-5 stars) of yelp_pool: real Yelp reviews pooled from public files, "
-                 "not an official split; PAPER.pool_n_train drawn.",
-    'yelp_polarity': "One-layer model on Yelp Review Polarity (Hub only: no local copy exists); a 25k-review subset."}
+    'yelp': "One-layer model on the binary view of the local Yelp Review Full 4,000-review subset "
+            "(1-2 stars vs 4-5 stars).",
+    'yelp_pool': "One-layer model on the binary view (1-2 vs 4-5 stars) of yelp_pool: real Yelp "
+                 "reviews pooled from public files, not an official split; PAPER.pool_n_train "
+                 "drawn.",
+    'yelp_polarity': "One-layer model on Yelp Review Polarity (Hub only: no local copy exists); a "
+                     "25k-review subset."}
 imdb, yelp, yelp_pool, yelp_polarity = experiment_family(_real, REAL_EXPERIMENTS)

@@ -18,7 +18,8 @@ from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
-EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data', 'attn_tokens.experiments.ablations', 'attn_tokens.experiments.extensions')
+EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',
+                      'attn_tokens.experiments.ablations', 'attn_tokens.experiments.extensions')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
@@ -26,13 +27,15 @@ def experiments() -> dict:
     return dict(EXPERIMENTS)
 
 def _select(only):
-    "The experiments named in `only` (names or comma-separated lists; None: all); ValueError with the list of names."
+    """The experiments named in `only` (names or comma-separated lists; None: all); ValueError with
+    the list of names."""
     exps = experiments()
     if only is None: return exps
     if isinstance(only, str): only = [only]
     names = [n.strip() for o in only for n in o.split(',') if n.strip()]
     choose = f"choose from: {', '.join(exps)}"
-    if not names: raise ValueError(f"--only {' '.join(map(repr, only))} names no experiment; {choose}")
+    if not names:
+        raise ValueError(f"--only {' '.join(map(repr, only))} names no experiment; {choose}")
     bad = [n for n in names if n not in exps]
     if bad: raise ValueError(f"unknown experiment(s) {bad}; {choose}")
     return {n: exps[n] for n in exps if n in names}
@@ -40,12 +43,15 @@ def _select(only):
 OUT_FILES = ('results.json', 'report.md', 'diagnostics.png')
 
 def _check_out(cfg: ExpConfig) -> Path:
-    "Before any work: the output and checkpoint folders can be written, and the files merged into are files. (A checkpoint is checked by the run that would resume it: one of another experiment never stops this run.)"
+    """Before any work: the output and checkpoint folders can be written, and the files merged into
+    are files. (A checkpoint is checked by the run that would resume it: one of another
+    experiment never stops this run.)"""
     out = files.check_output_dir(cfg.out)
     for f in OUT_FILES:
         if (out / f).exists() and not (out / f).is_file():
-            raise files.OutputPathError(f"{out / f} exists and is not a file (a folder?); this run writes its results there: "
-                                        f"move it away or choose another --out")
+            raise files.OutputPathError(f"{out / f} exists and is not a file (a folder?); this run "
+                                        f"writes its results there: move it away or choose another "
+                                        f"--out")
     if cfg.checkpoints: files.check_output_dir(Path(cfg.ckpt('x')).parent, 'checkpoint folder')
     return out
 
@@ -54,13 +60,23 @@ def _now() -> str: return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
 
 def _run_info(cfg: ExpConfig) -> dict:
     "What a result records about the run that made it."
-    return {'version': attn_tokens.__version__, 'size': cfg.size, 'seed': cfg.seed, 'data_dir': cfg.data_path,
-            'torch': torch.__version__, 'threads': torch.get_num_threads(), 'python': platform.python_version(),
-            'command': ' '.join(['attn-tokens', 'reproduce'] + sys.argv[2:]) if sys.argv and 'attn-tokens' in sys.argv[0] else None,
-            'started': _now()}
+    return {
+        'version': attn_tokens.__version__,
+        'size': cfg.size,
+        'seed': cfg.seed,
+        'data_dir': cfg.data_path,
+        'torch': torch.__version__,
+        'threads': torch.get_num_threads(),
+        'python': platform.python_version(),
+        'command': ' '.join(['attn-tokens', 'reproduce'] + sys.argv[2:])
+        if sys.argv and 'attn-tokens' in sys.argv[0]
+        else None,
+        'started': _now(),
+    }
 
 def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
-    "Run the selected experiments, merging each result into cfg.out's results.json and report.md; return this run's results."
+    """Run the selected experiments, merging each result into cfg.out's results.json and report.md;
+    return this run's results."""
     exps = _select(only)
     out = _check_out(cfg)
     out.mkdir(parents=True, exist_ok=True)
@@ -68,60 +84,85 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
     for name, f in exps.items():
         r, t0 = {'status': None, **_run_info(cfg)}, time.time()
         try: r.update(f(cfg)); r['status'] = 'ok'
-        except CheckpointError: raise       # the user's file, not the experiment: stop, and leave the results as they are
+        except CheckpointError: raise       # the user's file, not the experiment: stop, and leave
+                                            # the results as they are
         except Skip as e: r.update(status='skipped', reason=str(e))
-        except Exception as e: r.update(status='error', reason=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+        except Exception as e:
+            r.update(status='error', reason=f"{type(e).__name__}: {e}",
+                     traceback=traceback.format_exc())
         r['seconds'] = time.time() - t0
         r['figures'] = [os.path.relpath(p, out) for p in r.get('figures', [])]
         res[name] = r
         write_outputs(out, {name: r})
         n_ok = sum(c['pass'] for c in r.get('claims', []))
-        log(f"{name:22s} {r['status']:8s} {r['seconds']:6.1f} s  claims {n_ok}/{len(r.get('claims', []))} pass"
+        log(f"{name:22s} {r['status']:8s} {r['seconds']:6.1f} s  claims "
+            f"{n_ok}/{len(r.get('claims', []))} pass"
             + (f"  ({r['reason'].splitlines()[0][:150]})" if 'reason' in r else ''))
     return {'experiments': res, 'total_seconds': time.time() - t_all}
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #2a743f7d
-RUN_KEYS = ('version', 'size', 'seed', 'data_dir', 'torch', 'threads', 'python', 'command', 'started')
+RUN_KEYS = ('version', 'size', 'seed', 'data_dir', 'torch', 'threads', 'python', 'command',
+            'started')
 
 def _read_results(path: Path) -> dict:
-    "The results in `path` (none yet: empty); a file that is not valid results JSON is renamed, with a warning on stderr."
+    """The results in `path` (none yet: empty); a file that is not valid results JSON is renamed,
+    with a warning on stderr."""
     if not path.exists(): return {'package': 'attn_tokens', 'experiments': {}}
     try:
         res = json.loads(path.read_text())
-        if not (isinstance(res, dict) and isinstance(res.get('experiments'), dict) and all(isinstance(r, dict) and 'status' in r for r in res['experiments'].values())):
+        if not (
+            isinstance(res, dict)
+            and isinstance(res.get('experiments'), dict)
+            and all(isinstance(r, dict) and 'status' in r for r in res['experiments'].values())
+        ):
             raise ValueError("no table 'experiments' of results with a status each")
-    except ValueError as e:                    # JSONDecodeError and UnicodeDecodeError are ValueErrors
-        aside = path.with_name(f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    except ValueError as e:                    # JSONDecodeError and UnicodeDecodeError are
+                                               # ValueErrors
+        aside = path.with_name(
+            f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+        )
         os.replace(path, aside)
-        print(f"attn-tokens reproduce: warning: {path} is not valid results JSON ({e}); kept it as {aside.name} "
+        print(f"attn-tokens reproduce: warning: {path} is not valid results JSON ({e}); kept it as "
+              f"{aside.name} "
               "and started a new results.json", file=sys.stderr)
         return {'package': 'attn_tokens', 'experiments': {}}
-    for r in res['experiments'].values():      # written before results carried their own run information
+    for r in res['experiments'].values():      # written before results carried their own run
+                                               # information
         for k in RUN_KEYS:
             if k in res: r.setdefault(k, res[k])
     return {'package': 'attn_tokens', 'experiments': res['experiments']}
 
 def write_outputs(out, entries: dict) -> dict:
-    "Merge `entries` (experiment name -> result) into out/results.json, rewrite out/report.md, under the folder's lock; returns the merge."
+    """Merge `entries` (experiment name -> result) into out/results.json, rewrite out/report.md,
+    under the folder's lock; returns the merge."""
     out = Path(out)
     with files.folder_lock(out):
-        for f in ('results.json', 'report.md'): files.clean_stale_tmp(out / f)   # left by runs killed while writing
+        # left by runs killed while writing
+        for f in ('results.json', 'report.md'): files.clean_stale_tmp(out / f)
         res = _read_results(out / 'results.json')
         ex, order = {**res['experiments'], **files.json_safe(entries)}, list(experiments())
-        res['experiments'] = dict(sorted(ex.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+        res['experiments'] = dict(
+            sorted(ex.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+        )
         res['updated'] = _now()
         files.write_json(out / 'results.json', res)
         runs = diagnostics_runs(res)
-        if len(runs) >= 2:                     # the shape statistics against test accuracy, across the experiments
+        if len(runs) >= 2:                     # the shape statistics against test accuracy, across
+                                               # the experiments
             import matplotlib.pyplot as plt
-            plt.close(plot_diagnostics(runs, out / 'diagnostics.png', title='shape statistics against test accuracy, per experiment'))
+            plt.close(plot_diagnostics(runs, out / 'diagnostics.png',
+                                       title='shape statistics against test accuracy, per '
+                                             'experiment'))
         files.atomic_write(out / 'report.md', report_md(res))
     return res
 
 DIAG_RUN_KEYS = ('test_acc', 'spearman_v_bins', 'u_ratio', 'rel_spread_v')
 
+# %% ../../nbs/experiments/08b_reproduce.ipynb #68fd408a
 def diagnostics_runs(res) -> list:
-    "One dict per experiment of `res` that ran and reports the shape statistics and a test accuracy, and per model in its numbers' `diagnostics_runs` (e.g. the frozen-embedding d sweep); for `analysis.plot_diagnostics`."
+    """One dict per experiment of `res` that ran and reports the shape statistics and a test
+    accuracy, and per model in its numbers' `diagnostics_runs` (e.g. the frozen-embedding d
+    sweep); for `analysis.plot_diagnostics`."""
     num = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
     full = lambda d: all(num(d.get(k)) for k in DIAG_RUN_KEYS)
     out = []
@@ -129,7 +170,8 @@ def diagnostics_runs(res) -> list:
         if r.get('status') != 'ok': continue
         nums = r.get('numbers', {})
         if full(nums): out.append({'run': n, **{k: nums[k] for k in DIAG_RUN_KEYS}})
-        out += [{'run': f"{n}: {d.get('run', i)}", **{k: d[k] for k in DIAG_RUN_KEYS}} for i, d in enumerate(nums.get('diagnostics_runs', [])) if full(d)]
+        out += [{'run': f"{n}: {d.get('run', i)}", **{k: d[k] for k in DIAG_RUN_KEYS}} for i,
+                d in enumerate(nums.get('diagnostics_runs', [])) if full(d)]
     return out
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #b07630f0
@@ -140,87 +182,125 @@ def _fmt(v):
 CLAIM_KEYS = ('claim', 'value', 'rule', 'pass', 'by', 'paper_value', 'paper_pass')
 
 def claim_problems(res) -> list:
-    "What is wrong with the claims of `res`: a claim without the fields of `CLAIM_KEYS`, or one whose rule the paper's own numbers fail (not a test of the paper)."
+    """What is wrong with the claims of `res`: a claim without the fields of `CLAIM_KEYS`, or one
+    whose rule the paper's own numbers fail (not a test of the paper)."""
     out = []
     for n, r in res['experiments'].items():
         for c in r.get('claims', []):
             miss = [k for k in CLAIM_KEYS if k not in c]
             if miss: out.append(f"{n}: claim {c.get('claim')!r} lacks {', '.join(miss)}")
-            elif c['paper_pass'] is False: out.append(f"{n}: the paper's own numbers fail the rule of {c['claim']!r} "
-                                                      f"({_fmt(c['paper_value'])} against {c['rule']}): restate the rule")
+            elif c['paper_pass'] is False: out.append(f"{n}: the paper's own numbers fail the rule "
+                                                      f"of {c['claim']!r} "
+                                                      f"({_fmt(c['paper_value'])} against "
+                                                      f"{c['rule']}): restate the rule")
     return out
 
 def _claim_table(claims) -> list:
     esc = lambda t: str(t).replace('|', '\\|')
     yes = lambda b: 'n/a' if b is None else 'pass' if b else '**FAIL**'
-    L = ['| experiment | claim | measured | rule | result | paper\'s value | paper passes |', '|---|---|---|---|---|---|---|']
+    L = ['| experiment | claim | measured | rule | result | paper\'s value | paper passes |',
+         '|---|---|---|---|---|---|---|']
     for n, c in claims:
-        L.append(f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {esc(c['rule'])} | {yes(c['pass'])} | "
-                 f"{_fmt(c.get('paper_value', c.get('paper')))} | {yes(c.get('paper_pass'))} |")
+        L.append(f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {esc(c['rule'])} | "
+                 f"{yes(c['pass'])} | {_fmt(c.get('paper_value', c.get('paper')))} | "
+                 f"{yes(c.get('paper_pass'))} |")
     return L + ['']
 
 def _failing(claims) -> list:
-    "Per failing claim: whose it is, and the run's and the paper's numbers (the experiment's notes say more)."
+    """Per failing claim: whose it is, and the run's and the paper's numbers (the experiment's notes
+    say more)."""
     L = []
     for n, c in claims:
         if c['pass']: continue
         who = "our own claim, not the paper's" if c.get('by') == 'ours' else "the paper's claim"
         pv = c.get('paper_value', c.get('paper'))
-        paper = (f"the paper's own numbers give {_fmt(pv)} ({c.get('source') or 'published'}), which "
-                 f"{'pass' if c.get('paper_pass') else 'fail'} the rule" if pv is not None else "the paper published no number for it")
-        L.append(f"- **{n}** ({who}): {c['claim']}: measured {_fmt(c['value'])} against {c['rule']}; {paper}.")
+        paper = (
+            f"the paper's own numbers give {_fmt(pv)} ({c.get('source') or 'published'}), which "
+            f"{'pass' if c.get('paper_pass') else 'fail'} the rule"
+            if pv is not None
+            else "the paper published no number for it"
+        )
+        L.append(f"- **{n}** ({who}): {c['claim']}: measured {_fmt(c['value'])} against "
+                 f"{c['rule']}; {paper}.")
     return (['## Failing claims', '', *L, ''] if L else [])
 
+# %% ../../nbs/experiments/08b_reproduce.ipynb #af060be0
 def report_md(res) -> str:
-    "The report: the paper's claims, then ours, each with measured value, rule, pass/fail and the same statistic on the paper's published numbers; the failing claims; per-experiment notes, times, figures."
+    """The report: the paper's claims, then ours, each with measured value, rule, pass/fail and the
+    same statistic on the paper's published numbers; the failing claims; per-experiment notes,
+    times, figures."""
     ex = res['experiments']
     claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
-    paper = [(n, c) for n, c in claims if c.get('by', 'paper') == 'paper']; ours = [(n, c) for n, c in claims if c.get('by') == 'ours']
+    paper = [(n, c) for n, c in claims if c.get('by', 'paper') == 'paper']; ours = [(n, c) for n,
+            c in claims if c.get('by') == 'ours']
     seen = lambda k: ', '.join(sorted({f"`{r.get(k)}`" for r in ex.values()})) or 'none'
     ok = lambda cl: sum(bool(c['pass']) for _, c in cl)
     probs = claim_problems(res)
     L = ["# attn_tokens reproduce report", '',
-         f"{len(ex)} experiments; size {seen('size')}, seed {seen('seed')}, attn_tokens {seen('version')}; "
-         f"updated {res.get('updated', 'n/a')}. Each experiment below says how and when it ran.", '',
-         f"**{ok(claims)} of {len(claims)} claims pass**: {ok(paper)} of {len(paper)} claims of the paper, {ok(ours)} of {len(ours)} of our own; "
+         f"{len(ex)} experiments; size {seen('size')}, seed {seen('seed')}, attn_tokens "
+         f"{seen('version')}; updated {res.get('updated', 'n/a')}. Each experiment below says how "
+         f"and when it ran.",
+         '',
+         f"**{ok(claims)} of {len(claims)} claims pass**: {ok(paper)} of {len(paper)} claims of "
+         f"the paper, {ok(ours)} of {len(ours)} of our own; "
          f"{sum(r['status'] == 'ok' for r in ex.values())} experiments ran, "
-         f"{sum(r['status'] == 'skipped' for r in ex.values())} skipped, {sum(r['status'] == 'error' for r in ex.values())} failed with an error.", '',
-         "Each claim's rule is also applied to the same statistic computed on the paper's published numbers (the rebuttal's tables, its "
-         "8x / 6x spread ratios, its 72% / 95% accuracies): \"paper's value\", \"paper passes\"; n/a where it published none. "
-         + (f"**Rules the paper's own numbers fail, or claims without these fields:** {'; '.join(probs)}." if probs
+         f"{sum(r['status'] == 'skipped' for r in ex.values())} skipped, "
+         f"{sum(r['status'] == 'error' for r in ex.values())} failed with an error.", '',
+         "Each claim's rule is also applied to the same statistic computed on the paper's "
+         "published numbers (the rebuttal's tables, its 8x / 6x spread ratios, its 72% / 95% "
+         "accuracies): \"paper's value\", \"paper passes\"; n/a where it published none. "
+         + (f"**Rules the paper's own numbers fail, or claims without these fields:** "
+            f"{'; '.join(probs)}." if probs
             else "No rule is failed by the paper's own numbers."), '',
          "## The paper's claims", '', *_claim_table(paper)]
-    if ours: L += ["## Our own claims (not the paper's)", '', "Checks we add; a failure here is not a finding about the paper.", '', *_claim_table(ours)]
+    if ours:
+        L += ["## Our own claims (not the paper's)", '',
+              "Checks we add; a failure here is not a finding about the paper.", '',
+              *_claim_table(ours)]
     L += _failing(claims) + ['## Experiments', '']
     for n, r in ex.items():
         L += [f"### {n} ({r['status']}, {r.get('seconds', 0):.1f} s)", '',
-              f"size `{r.get('size')}`, seed {r.get('seed')}, attn_tokens {r.get('version')}, torch {r.get('torch')} "
-              f"({r.get('threads')} threads), started {r.get('started')}.", '']
+              f"size `{r.get('size')}`, seed {r.get('seed')}, attn_tokens {r.get('version')}, "
+              f"torch {r.get('torch')} ({r.get('threads')} threads), started {r.get('started')}.",
+              '']
         if 'reason' in r: L += [f"Not run: {r['reason']}", '']
         if r.get('notes'): L += [r['notes'], '']
         nums = r.get('numbers', {})
-        keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged', 'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
-                            'test_acc_trained', 'test_acc_frozen', 'gap', 'ratio_spread_v', 'ratio_spread_p', 'ratio_rel_spread_v') if k in nums]
-        keys += sorted(k for k in nums if k.startswith('vs_paper_'))    # agreement with a published table (Spearman, Pearson)
+        keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged',
+                            'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
+                            'test_acc_trained', 'test_acc_frozen', 'gap', 'ratio_spread_v',
+                            'ratio_spread_p', 'ratio_rel_spread_v') if k in nums]
+        # agreement with a published table (Spearman, Pearson)
+        keys += sorted(k for k in nums if k.startswith('vs_paper_'))
         if keys: L += [', '.join(f"{k} = {_fmt(nums[k])}" for k in keys), '']
         L += [f"![{n}]({p})" for p in r.get('figures', [])] + ([''] if r.get('figures') else [])
     if len(diagnostics_runs(res)) >= 2:
-        L += ['## Diagnostics', '', 'Shape statistics (Spearman of the E^T v bin means, U ratio of E^T p, relative spread of E^T v) '
-              'against test accuracy, one point per experiment that reports them, and per model of the frozen-embedding d sweep '
-              '(trained and frozen):', '', '![diagnostics](diagnostics.png)', '']
+        L += ['## Diagnostics', '', 'Shape statistics (Spearman of the E^T v bin means, U ratio of '
+                                    'E^T p, relative spread of E^T v) against test accuracy, one '
+                                    'point per experiment that reports them, and per model of the '
+                                    'frozen-embedding d sweep (trained and frozen):', '',
+                                    '![diagnostics](diagnostics.png)', '']
     return '\n'.join(L) + '\n' 
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #3f4f2980
 def cli_parser(p: argparse.ArgumentParser):
     "Arguments of `attn-tokens reproduce`."
-    p.add_argument('--quick', action='store_true', help='small sizes (synthetic data, local real-data subsets; IMDB downloaded if not local and the Hub is reachable)')
-    p.add_argument('--offline', action='store_true', help='never download (sets HF_HUB_OFFLINE=1): real data from local copies only')
-    p.add_argument('--size', choices=('quick', 'ci', 'full'), default=None, help='explicit size (overrides --quick)')
-    p.add_argument('--only', action='append', metavar='NAME', help='run only these experiments (repeat or comma-separate); see --list')
+    p.add_argument('--quick', action='store_true',
+                   help='small sizes (synthetic data, local real-data subsets; IMDB downloaded if '
+                        'not local and the Hub is reachable)')
+    p.add_argument('--offline', action='store_true',
+                   help='never download (sets HF_HUB_OFFLINE=1): real data from local copies only')
+    p.add_argument('--size', choices=('quick', 'ci', 'full'), default=None,
+                   help='explicit size (overrides --quick)')
+    p.add_argument('--only', action='append', metavar='NAME',
+                   help='run only these experiments (repeat or comma-separate); see --list')
     p.add_argument('--list', action='store_true', help='list the experiments and exit')
-    p.add_argument('--out', default='results/reproduce', metavar='DIR', help='output folder (figures, results.json, report.md, ckpt/)')
-    p.add_argument('--data-dir', default=None, metavar='DIR', help='local data folder (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
-    p.add_argument('--seed', type=seed_int, default=0, help='seed of the data, the initialisation and the training (0 to 2^63-1)')
+    p.add_argument('--out', default='results/reproduce', metavar='DIR',
+                   help='output folder (figures, results.json, report.md, ckpt/)')
+    p.add_argument('--data-dir', default=None, metavar='DIR',
+                   help='local data folder (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
+    p.add_argument('--seed', type=seed_int, default=0,
+                   help='seed of the data, the initialisation and the training (0 to 2^63-1)')
     p.add_argument('--threads', type=threads_int, default=2, help='torch threads (default 2)')
     p.add_argument('--no-ckpt', action='store_true', help='do not write or resume checkpoints')
     p.add_argument('--progress', action='store_true', help='show progress bars')
@@ -233,17 +313,24 @@ def cli_run(args) -> int:
         for n, f in experiments().items(): print(f"{n:22s} {(f.__doc__ or '').strip()}")
         return 0
     size = args.size or ('quick' if args.quick else 'full')
-    if args.offline: os.environ.update(HF_HUB_OFFLINE='1', HF_DATASETS_OFFLINE='1')   # read by corpora.hub_status and datasets
-    cfg = ExpConfig(size=size, out=args.out, data_dir=args.data_dir, seed=args.seed, progress=args.progress, checkpoints=not args.no_ckpt)
-    exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and exit 2 (cli.main)
+    # read by corpora.hub_status and datasets
+    if args.offline: os.environ.update(HF_HUB_OFFLINE='1', HF_DATASETS_OFFLINE='1')
+    cfg = ExpConfig(size=size, out=args.out, data_dir=args.data_dir, seed=args.seed,
+                    progress=args.progress, checkpoints=not args.no_ckpt)
+    exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and
+                                                   # exit 2 (cli.main)
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads)
     from attn_tokens.engine import distributed
-    with distributed.rank0_outputs(cfg) as cfg:    # under torchrun: rank 0 writes the outputs, the others nothing (11_distributed)
-        print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data {cfg.data_path or 'Hub (none local)'}, out {args.out}")
+    with distributed.rank0_outputs(cfg) as cfg:    # under torchrun: rank 0 writes the outputs, the
+                                                   # others nothing (11_distributed)
+        print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data "
+              f"{cfg.data_path or 'Hub (none local)'}, out {args.out}")
         res = run_all(cfg, args.only)
         ex = res['experiments'].values()
-        n_claims = sum(len(r.get('claims', [])) for r in ex); n_pass = sum(c['pass'] for r in ex for c in r.get('claims', []))
-        print(f"{n_pass}/{n_claims} claims pass in this run; total {res['total_seconds']:.1f} s; report of all results: {Path(args.out) / 'report.md'}")
+        n_claims = sum(len(r.get('claims', [])) for r in ex)
+        n_pass = sum(c['pass'] for r in ex for c in r.get('claims', []))
+        print(f"{n_pass}/{n_claims} claims pass in this run; total {res['total_seconds']:.1f} s; "
+              f"report of all results: {Path(args.out) / 'report.md'}")
     if any(r['status'] == 'error' for r in ex): return 1
     return 1 if args.strict and n_pass < n_claims else 0

@@ -24,71 +24,98 @@ OPTIMIZERS = ('adam', 'sgd', 'gd')
 @dataclass
 class TrainConfig:
     "Hyper-parameters of one training run."
-    lr: float = 1e-2                # learning rate of 'adam' and 'sgd'/'gd' (a callable optimizer sets its own)
+    lr: float = 1e-2                # learning rate of 'adam' and 'sgd'/'gd' (a callable optimizer
+                                    # sets its own)
     steps: int = 200                # optimizer steps (at most)
     batch_size: int | None = None   # None = full batch
-    optimizer: str | Callable = 'adam'  # 'adam', 'sgd' (= 'gd': plain GD), or a callable params -> torch.optim.Optimizer
+    optimizer: str | Callable = 'adam'  # 'adam', 'sgd' (= 'gd': plain GD), or a callable params ->
+                                        # torch.optim.Optimizer
     betas: tuple = (0.9, 0.999)     # Adam
     weight_decay: float = 0.        # L2 penalty added to the gradient
     trainable: tuple | None = None  # names of trained parameters; None = all of the model's
-    val_frac: float = 0.1           # fraction of the training set held out for early stopping (0 = none)
-    patience: int | None = 5        # evaluations without improvement before stopping (None = never stop)
+    val_frac: float = 0.1           # fraction of the training set held out for early stopping (0 =
+                                    # none)
+    patience: int | None = 5        # evaluations without improvement before stopping (None = never
+                                    # stop)
     eval_every: int = 10            # steps between validation evaluations (and convergence checks)
     seed: int = 0                   # seeds the validation split and the mini-batch order
     ckpt: str | None = None         # checkpoint file; a rerun resumes from it
     ckpt_every: int = 50            # steps between checkpoints
     progress: bool = True           # show a progress bar
-    tol: float | None = None        # converged: training loss fell by less than tol (relative) over eval_every steps
-    grad_tol: float | None = None   # converged: gradient norm of the trained parameters below grad_tol
-    dir_tol: float | None = None    # converged: every training margin positive and 1 - cos of the parameters' direction over eval_every steps <= dir_tol
-    keep_last: bool = False         # also return the last parameters (TrainResult.last) before the best ones are restored
+    tol: float | None = None        # converged: training loss fell by less than tol (relative) over
+                                    # eval_every steps
+    grad_tol: float | None = None   # converged: gradient norm of the trained parameters below
+                                    # grad_tol
+    dir_tol: float | None = None    # converged: every training margin positive and 1 - cos of the
+                                    # parameters' direction over eval_every steps <= dir_tol
+    keep_last: bool = False         # also return the last parameters (TrainResult.last) before the
+                                    # best ones are restored
 
     def __post_init__(self):
-        "Every field checked where it is given: the field, the value and the fix (see `_check_fields`)."
+        """Every field checked where it is given: the field, the value and the fix (see
+        `_check_fields`)."""
         _check_fields(self)
         if self.trainable is not None: self.trainable = tuple(self.trainable)
 
+# %% ../../nbs/experiments/04_train.ipynb #1de09f93
 def _check_fields(c):
-    "Refuse a TrainConfig field of the wrong kind or range (bool is not a number, '0.1' is not a number, 2.5 not a count)."
+    """Refuse a TrainConfig field of the wrong kind or range (bool is not a number, '0.1' is not a
+    number, 2.5 not a count)."""
     if not (callable(c.optimizer) or (isinstance(c.optimizer, str) and c.optimizer in OPTIMIZERS)):
-        raise ValueError(f"optimizer={c.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient descent) or a callable params -> torch.optim.Optimizer")
+        raise ValueError(f"optimizer={c.optimizer!r}: use 'adam', 'sgd' (or 'gd', plain gradient "
+                         f"descent) or a callable params -> torch.optim.Optimizer")
     checks.check_number('lr', c.lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
     checks.check_int('steps', c.steps, 0, ': the number of optimizer steps, e.g. steps=200')
-    if c.batch_size is not None: checks.check_int('batch_size', c.batch_size, 1, '; use None (full batch) or a number of sequences')
+    if c.batch_size is not None:
+        checks.check_int('batch_size', c.batch_size, 1,
+                         '; use None (full batch) or a number of sequences')
     b = c.betas
-    if not (isinstance(b, (tuple, list)) and len(b) == 2): raise ValueError(f"betas = {b!r} must be two numbers in [0, 1), e.g. (0.9, 0.999)")
-    for k, x in zip(('betas[0]', 'betas[1]'), b): checks.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
+    if not (isinstance(b, (tuple, list)) and len(b) == 2):
+        raise ValueError(f"betas = {b!r} must be two numbers in [0, 1), e.g. (0.9, 0.999)")
+    for k, x in zip(('betas[0]', 'betas[1]'), b):
+        checks.check_number(k, x, 0, 1, hi_open=True, fix=', e.g. betas=(0.9, 0.999)')
     checks.check_number('weight_decay', c.weight_decay, 0, fix=' (0: none)')
-    if c.trainable is not None and (isinstance(c.trainable, (str, bytes)) or not all(isinstance(k, str) for k in c.trainable)):
-        raise ValueError(f"trainable = {c.trainable!r} must be a tuple of parameter names, e.g. ('p', 'v'), or None (all)")
+    if c.trainable is not None and (
+        isinstance(c.trainable, (str, bytes)) or not all(isinstance(k, str) for k in c.trainable)
+    ):
+        raise ValueError(f"trainable = {c.trainable!r} must be a tuple of parameter names, e.g. "
+                         f"('p', 'v'), or None (all)")
     checks.check_number('val_frac', c.val_frac, 0, 1, hi_open=True, fix=' (0: no validation split)')
-    if c.patience is not None: checks.check_int('patience', c.patience, 1, '; or None to never stop early')
+    if c.patience is not None:
+        checks.check_int('patience', c.patience, 1, '; or None to never stop early')
     checks.check_int('eval_every', c.eval_every, 1, ': steps between evaluations')
     checks.check_seed('seed', c.seed)
     if c.ckpt is not None and (not isinstance(c.ckpt, (str, os.PathLike)) or not os.fspath(c.ckpt)):
-        raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no checkpoints")
+        raise ValueError(f"ckpt = {c.ckpt!r} must be a file name (str or Path), or None for no "
+                         f"checkpoints")
     checks.check_int('ckpt_every', c.ckpt_every, 1, ': steps between checkpoints')
     for k in ('tol', 'grad_tol', 'dir_tol'):
-        if getattr(c, k) is not None: core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
+        if getattr(c, k) is not None:
+            core.check_positive(k, getattr(c, k), "; use None to train for all `steps`")
     for k in ('progress', 'keep_last'): checks.check_bool(k, getattr(c, k))
 
 # %% ../../nbs/experiments/04_train.ipynb #b3cebec9
-def _gen(seed): return torch.Generator().manual_seed(int(seed) % 2**64)   # derived seeds (seed * 1_000_003 + ...) may pass 2^64
+# derived seeds (seed * 1_000_003 + ...) may pass 2^64
+def _gen(seed): return torch.Generator().manual_seed(int(seed) % 2**64)
 
 # %% ../../nbs/experiments/04_train.ipynb #e96963de
 def make_optimizer(params, cfg: TrainConfig) -> torch.optim.Optimizer:
-    "The `torch.optim` optimizer `cfg` names, over `params`: Adam (fused where supported, else foreach), SGD (momentum 0), or cfg.optimizer(params)."
+    """The `torch.optim` optimizer `cfg` names, over `params`: Adam (fused where supported, else
+    foreach), SGD (momentum 0), or cfg.optimizer(params)."""
     params = list(params)
     if callable(cfg.optimizer):
         opt = cfg.optimizer(params)
         if not isinstance(opt, torch.optim.Optimizer):
-            raise TypeError(f"TrainConfig.optimizer returned {type(opt).__name__}, not a torch.optim.Optimizer: it must map the parameters to one, "
+            raise TypeError(f"TrainConfig.optimizer returned {type(opt).__name__}, not a "
+                            f"torch.optim.Optimizer: it must map the parameters to one, "
                             "e.g. functools.partial(torch.optim.AdamW, lr=1e-3)")
         return opt
-    if cfg.optimizer in ('sgd', 'gd'): return torch.optim.SGD(params, lr=cfg.lr, momentum=0, weight_decay=cfg.weight_decay)
+    if cfg.optimizer in ('sgd', 'gd'):
+        return torch.optim.SGD(params, lr=cfg.lr, momentum=0, weight_decay=cfg.weight_decay)
     kw = dict(lr=cfg.lr, betas=tuple(cfg.betas), weight_decay=cfg.weight_decay)
     try: return torch.optim.Adam(params, fused=True, **kw)
-    except RuntimeError: return torch.optim.Adam(params, foreach=True, **kw)   # fused not built for this dtype or device
+    # fused not built for this dtype or device
+    except RuntimeError: return torch.optim.Adam(params, foreach=True, **kw)
 
 # %% ../../nbs/experiments/04_train.ipynb #55461b42
 @dataclass
@@ -99,21 +126,27 @@ class TrainResult:
     stopped_early: bool = False
     converged: bool = False         # stopped by the convergence criterion (tol, grad_tol)
     stop_reason: str = 'steps'      # 'steps' (step budget), 'early_stop' or 'converged'
-    converged_by: str | None = None # the rule that stopped a converged run: 'loss' (tol), 'grad' (grad_tol) or 'direction' (dir_tol)
+    converged_by: str | None = None # the rule that stopped a converged run: 'loss' (tol), 'grad'
+                                    # (grad_tol) or 'direction' (dir_tol)
     train_loss: float = float('nan')
     val_loss: float = float('nan')
     val_acc: float = float('nan')
     seconds: float = 0.             # wall time of this call
     resumed_from: int = 0           # step found in the checkpoint (0 = fresh start)
-    history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc], [grad_norm], [dir_change, train_acc]
-    last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step (e.g. the converged model)
+    history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc],
+                                                 # [grad_norm], [dir_change, train_acc]
+    last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step
+                                    # (e.g. the converged model)
 
 @torch.no_grad()
 def evaluate(model, tokens, labels):
-    "Mean loss and accuracy of `model` on (tokens, labels) (a model with its own `evaluate`, e.g. distributed.DataParallel: over every rank's part)."
+    """Mean loss and accuracy of `model` on (tokens, labels) (a model with its own `evaluate`, e.g.
+    distributed.DataParallel: over every rank's part)."""
     if hasattr(model, 'evaluate'): return model.evaluate(model.prepare(tokens, labels), labels)
     f = model(model.prepare(tokens))
-    return float(core.loss_fn(f, labels)), float((core.labels_from_logits(f) == labels).double().mean())
+    return float(core.loss_fn(f, labels)), float(
+        (core.labels_from_logits(f) == labels).double().mean()
+    )
 
 def accuracy(model, tokens, labels):
     "Fraction of correctly classified sequences."
@@ -122,13 +155,18 @@ def accuracy(model, tokens, labels):
 def _opt_name(o):
     "A name of the optimizer setting that is the same in every process (no memory addresses)."
     if not callable(o): return 'sgd' if o == 'gd' else o
-    return re.sub(r' at 0x[0-9a-fA-F]+', '', f"{getattr(o, '__module__', '')}.{getattr(o, '__qualname__', repr(o))}")
+    return re.sub(r' at 0x[0-9a-fA-F]+', '',
+                  f"{getattr(o, '__module__', '')}.{getattr(o, '__qualname__', repr(o))}")
 
 def _cfg_key(cfg, model) -> dict:
-    "The settings a checkpoint must have been written with to be resumed: those that shape the trajectory, the model and its shapes."
+    """The settings a checkpoint must have been written with to be resumed: those that shape the
+    trajectory, the model and its shapes."""
     d = asdict(cfg)
-    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'dir_tol', 'keep_last'): d.pop(k)
-    d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module', model)).__name__   # DataParallel: its model's
+    for k in ('ckpt', 'progress', 'steps', 'ckpt_every', 'patience', 'tol', 'grad_tol', 'dir_tol',
+              'keep_last'):
+        d.pop(k)
+    d['optimizer'], d['model'] = _opt_name(cfg.optimizer), type(getattr(model, 'module',
+            model)).__name__   # DataParallel: its model's
     d['shapes'] = {k: tuple(v.shape) for k, v in model.state_dict().items()}
     return {k: (tuple(v) if isinstance(v, list) else v) for k, v in d.items()}
 
@@ -140,20 +178,27 @@ def _split(n, cfg):
     if nv >= n: raise ValueError(f"val_frac={cfg.val_frac} leaves no training data for n={n}")
     return perm[nv:].sort().values, perm[:nv].sort().values
 
+# %% ../../nbs/experiments/04_train.ipynb #8c2db3f4
 def _grad_norm(ps):
     "Euclidean norm of the gradients of the parameters `ps` together."
-    return math.sqrt(sum(float(p.grad.detach().double().pow(2).sum()) for p in ps if p.grad is not None))
+    return math.sqrt(
+        sum(float(p.grad.detach().double().pow(2).sum()) for p in ps if p.grad is not None)
+    )
 
 # %% ../../nbs/experiments/04_train.ipynb #9f87cbb9
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
-    "Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer; early stopping on `val` or a seeded split; resumable."
-    model = distributed.auto_wrap(model)   # under torchrun: data-parallel for the one-layer model (see below)
+    """Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer; early
+    stopping on `val` or a seeded split; resumable."""
+    model = distributed.auto_wrap(model)   # under torchrun: data-parallel for the one-layer model
+                                           # (see below)
     t0 = time.time()
     P = dict(model.named_parameters())
     names = cfg.trainable or tuple(P)
     bad = [k for k in names if k not in P]
-    if bad: raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
-    if len(tokens) != len(labels): raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
+    if bad:
+        raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
+    if len(tokens) != len(labels):
+        raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
     _check_memory(model, names, tokens, cfg, val)
     if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
     ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
@@ -162,19 +207,25 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
         val = (tokens[va], labels[va]); tokens, labels = tokens[tr], labels[tr]
     was = {k: t.requires_grad for k, t in P.items()}
     try:
-        for k, t in P.items(): t.requires_grad_(k in names)      # frozen: no gradient computed at all
-        res = _loop(model, make_optimizer([P[k] for k in names], cfg), names, tokens, labels, val, cfg, ident)
+        # frozen: no gradient computed at all
+        for k, t in P.items(): t.requires_grad_(k in names)
+        res = _loop(model, make_optimizer([P[k] for k in names], cfg), names, tokens, labels, val,
+                    cfg, ident)
     finally:
         for k, t in P.items(): t.requires_grad_(was[k])
     res.seconds = time.time() - t0
     return res
 
 def _check_memory(model, names, tokens, cfg, val):
-    "Refuse a run whose gradients, optimizer state, batches and activations do not fit in the available memory (guards.check_memory)."
+    """Refuse a run whose gradients, optimizer state, batches and activations do not fit in the
+    available memory (guards.check_memory)."""
     P = dict(model.named_parameters())
     it = max((P[k].element_size() for k in names), default=4)
-    parts = guards.training_bytes(sum(P[k].numel() for k in names), it, cfg.optimizer if isinstance(cfg.optimizer, str) else 'adam')
-    if cfg.dir_tol is not None: parts['direction'] = 2 * sum(P[k].numel() * P[k].element_size() for k in names)   # two checks' parameters
+    parts = guards.training_bytes(sum(P[k].numel() for k in names), it,
+                                  cfg.optimizer if isinstance(cfg.optimizer, str) else 'adam')
+    if cfg.dir_tol is not None:
+        # two checks' parameters
+        parts['direction'] = 2 * sum(P[k].numel() * P[k].element_size() for k in names)
     shape = tuple(getattr(tokens, 'shape', ()))
     if len(shape) == 2:
         n, T = shape
@@ -182,66 +233,109 @@ def _check_memory(model, names, tokens, cfg, val):
         parts |= guards.batch_bytes(n, T)
         act = getattr(getattr(model, 'module', model), 'activation_bytes', None)
         if act is not None: parts['activations'] = act(b, T)
-    guards.check_memory(parts, f"training {type(getattr(model, 'module', model)).__name__} on data of shape {shape}",
-                        "lower batch_size (mini-batches), d or the vocabulary, train fewer parameters (trainable=...), use optimizer='sgd', "
+    guards.check_memory(parts,
+                        f"training {type(getattr(model, 'module', model)).__name__} on data of "
+                        f"shape {shape}",
+                        "lower batch_size (mini-batches), d or the vocabulary, train fewer "
+                        "parameters (trainable=...), use optimizer='sgd', "
                         f"or free memory (or raise ${guards.MEMORY_ENV} if you set it)")
 
+# %% ../../nbs/experiments/04_train.ipynb #39a53b81
 def _check_ckpt_path(path):
-    "Before any work: the checkpoint is not a folder, and its folder exists or can be created, and is writable."
+    """Before any work: the checkpoint is not a folder, and its folder exists or can be created, and
+    is writable."""
     p = Path(path)
-    if p.exists() and not p.is_file(): raise CheckpointError(f"checkpoint {p} exists and is not a file (a folder?); give a checkpoint file name", p)
+    if p.exists() and not p.is_file():
+        raise CheckpointError(f"checkpoint {p} exists and is not a file (a folder?); give a "
+                              f"checkpoint file name", p)
     files.check_output_dir(p.parent, 'checkpoint folder')
 
 def _identity(model, tokens, labels, val) -> dict:
-    "What a checkpoint's run must share with this one besides the settings: the data (tokens, labels, validation set) and the initial parameters."
+    """What a checkpoint's run must share with this one besides the settings: the data (tokens,
+    labels, validation set) and the initial parameters."""
     tk = lambda t: getattr(t, 'tokens', t)
-    data = guards.fingerprint(tk(tokens), labels, *((tk(val[0]), val[1]) if val is not None else (None, None)))
+    data = guards.fingerprint(tk(tokens), labels,
+                              *((tk(val[0]), val[1]) if val is not None else (None, None)))
     init = guards.fingerprint(*getattr(model, 'module', model).state_dict().values())
     return {'data': data, 'init': init}
 
 def _mismatch(old, key) -> str:
     "Why the checkpoint's key `old` differs from this run's `key` (empty if they agree)."
     if not (isinstance(old, dict) and {'settings', 'data', 'init'} <= set(old)):
-        return "it was written by an older version of attn_tokens, which did not record its data and initialisation"
+        return ("it was written by an older version of attn_tokens, which did not record its data "
+                "and initialisation")
     why = []
-    if old['data'] != key['data']: why.append(f"it was trained on other data (tokens, labels or validation set: fingerprint {old['data'][:12]}, this run's {key['data'][:12]})")
-    if old['init'] != key['init']: why.append("its model started from other parameters (another seed or initialisation of the model)")
+    if old['data'] != key['data']:
+        why.append(f"it was trained on other data (tokens, labels or validation set: fingerprint "
+                   f"{old['data'][:12]}, this run's {key['data'][:12]})")
+    if old['init'] != key['init']:
+        why.append("its model started from other parameters (another seed or initialisation of the "
+                   "model)")
     s, t = old['settings'], key['settings']
-    diff = sorted(k for k in set(s) | set(t) if s.get(k, '<absent>') != t.get(k, '<absent>')) if isinstance(s, dict) else ['all']
-    if diff: why.append('its settings differ: ' + ', '.join(f"{k} {s.get(k, '<absent>')!r} (this run: {t.get(k, '<absent>')!r})" for k in diff[:6]))
+    diff = sorted(k for k in set(s) | set(t) if s.get(k, '<absent>') != t.get(k,
+            '<absent>')) if isinstance(s, dict) else ['all']
+    if diff:
+        why.append(
+            'its settings differ: '
+            + ', '.join(
+                f"{k} {s.get(k, '<absent>')!r} (this run: {t.get(k, '<absent>')!r})"
+                for k in diff[:6]
+            )
+        )
     return '; '.join(why)
 
+# %% ../../nbs/experiments/04_train.ipynb #639fe576
 def _resume(model, opt, names, cfg, key, res):
-    "Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best, dir_prev). Refused unless written by this run's data, initialisation and settings."
+    """Load the checkpoint cfg.ckpt into model, opt and res; (step, best_loss, n_bad, best,
+    dir_prev). Refused unless written by this run's data, initialisation and settings."""
     ck = load_ckpt(cfg.ckpt)
     why = _mismatch(ck['key'], key)
-    if why: raise CheckpointError(f"checkpoint {cfg.ckpt} is not this run's, so it is not resumed: {why}. Fix: {_ckpt_fix(cfg.ckpt)}", cfg.ckpt)
+    if why:
+        raise CheckpointError(f"checkpoint {cfg.ckpt} is not this run's, so it is not resumed: "
+                              f"{why}. Fix: {_ckpt_fix(cfg.ckpt)}", cfg.ckpt)
     try: model.load_state_dict(ck['model']); opt.load_state_dict(ck['opt'])
     except (RuntimeError, ValueError, KeyError, TypeError) as e:
-        raise CheckpointError(f"checkpoint {cfg.ckpt} does not fit the model or its optimizer ({str(e).splitlines()[0][:200]}): {_ckpt_fix(cfg.ckpt)}", cfg.ckpt) from None
+        raise CheckpointError(f"checkpoint {cfg.ckpt} does not fit the model or its optimizer "
+                              f"({str(e).splitlines()[0][:200]}): {_ckpt_fix(cfg.ckpt)}",
+                              cfg.ckpt) from None
     P = dict(model.named_parameters())
-    best = ck['best']                # None: no validation yet, or the best parameters are the current ones
-    if best is None and math.isfinite(ck['best_loss']): best = {k: P[k].detach().clone() for k in names}
-    res.history, res.best_step, res.stopped_early, res.converged = ck['history'], ck['best_step'], ck['stopped_early'], ck['converged']
+    best = ck['best']                # None: no validation yet, or the best parameters are the
+                                     # current ones
+    if best is None and math.isfinite(ck['best_loss']):
+        best = {k: P[k].detach().clone() for k in names}
+    res.history, res.best_step, res.stopped_early, res.converged = (
+        ck['history'],
+        ck['best_step'],
+        ck['stopped_early'],
+        ck['converged'],
+    )
     res.resumed_from, res.converged_by = ck['step'], ck.get('converged_by')
-    return ck['step'], ck['best_loss'], ck['n_bad'], best, ck.get('dir_prev')   # dir_prev: None if written without dir_tol (the test restarts)
+    # dir_prev: None if written without dir_tol (the test restarts)
+    return ck['step'], ck['best_loss'], ck['n_bad'], best, ck.get('dir_prev')
 
 # %% ../../nbs/experiments/04_train.ipynb #7aa4ccb5
 def _fusable(model, opt, names, cfg) -> bool:
-    "Whether each step can be the engine's fused GD step: plain SGD on all of a linear one-layer model's parameters, no gradient needed."
+    """Whether each step can be the engine's fused GD step: plain SGD on all of a linear one-layer
+    model's parameters, no gradient needed."""
     g = opt.param_groups
-    return (isinstance(model, models.OneLayerAttention) and model.head == 'linear' and set(names) == {'E', 'p', 'v'}
-            and isinstance(opt, torch.optim.SGD) and cfg.optimizer in ('sgd', 'gd') and cfg.grad_tol is None and len(g) == 1
+    return (isinstance(model,
+                       models.OneLayerAttention) and model.head == 'linear' and set(names) == {'E',
+                               'p', 'v'}
+            and isinstance(opt, torch.optim.SGD) and cfg.optimizer in ('sgd',
+                    'gd') and cfg.grad_tol is None and len(g) == 1
             and g[0]['momentum'] == 0 and not g[0]['nesterov'] and not g[0]['maximize'])
 
 def _fused_step(model, opt, batch, labels) -> float:
-    "One plain-GD step of `model` by `core.gd_step` with the optimizer's lr and weight decay; the loss before the step."
+    """One plain-GD step of `model` by `core.gd_step` with the optimizer's lr and weight decay; the
+    loss before the step."""
     g = opt.param_groups[0]
-    return float(core.gd_step(model.E, model.p, model.v, batch, labels, g['lr'], g['weight_decay'], backend=model.backend))
+    return float(core.gd_step(model.E, model.p, model.v, batch, labels, g['lr'], g['weight_decay'],
+                              backend=model.backend))
 
 # %% ../../nbs/experiments/04_train.ipynb #74bc411d
 def _flat(h, k, tol, full) -> bool:
-    "The convergence test of `tol` on the history `h`: full batch, the loss k steps ago against the last; mini-batches, the mean loss of the last k steps against that of the k before."
+    """The convergence test of `tol` on the history `h`: full batch, the loss k steps ago against
+    the last; mini-batches, the mean loss of the last k steps against that of the k before."""
     if full:
         if len(h) <= k: return False
         a, b = h[-1 - k]['train_loss'], h[-1]['train_loss']
@@ -251,7 +345,8 @@ def _flat(h, k, tol, full) -> bool:
     return abs(a - b) < tol * abs(a)
 
 def _dir_change(a, b, chunk=1 << 18) -> float:
-    "1 - cos of the angle between the parameter lists a and b, each one vector: |a/|a| - b/|b||^2 / 2 (no cancellation), chunk by chunk, sums in float64; NaN if one is 0."
+    """1 - cos of the angle between the parameter lists a and b, each one vector: |a/|a| - b/|b||^2
+    / 2 (no cancellation), chunk by chunk, sums in float64; NaN if one is 0."""
     a, b = ([t.detach().reshape(-1) for t in x] for x in (a, b))
     chunks = lambda x: (t[i:i + chunk] for t in x for i in range(0, len(t), chunk))
     na, nb = (math.sqrt(sum(float(c @ c) for c in chunks(x))) for x in (a, b))
@@ -260,79 +355,121 @@ def _dir_change(a, b, chunk=1 << 18) -> float:
 
 @torch.no_grad()
 def _separated(model, tokens, labels, chunk=4096) -> float:
-    "Fraction of the sequences with a positive margin: y f > 0 (binary), the label's logit above every other (K classes); 1 = the model separates them."
-    if hasattr(model, 'evaluate'): return evaluate(model, tokens, labels)[1]      # distributed.DataParallel: over every rank's part
+    """Fraction of the sequences with a positive margin: y f > 0 (binary), the label's logit above
+    every other (K classes); 1 = the model separates them."""
+    # distributed.DataParallel: over every rank's part
+    if hasattr(model, 'evaluate'): return evaluate(model, tokens, labels)[1]
     ok = 0
     for i in range(0, len(tokens), chunk):
         y = labels[i:i + chunk]; f = model(model.prepare(tokens[i:i + chunk], y))
         if f.ndim == 1: ok += int(((2 * y - 1).to(f.dtype) * f > 0).sum())
-        else: ok += int((f.scatter(1, y[:, None], -math.inf) < f.gather(1, y[:, None])).all(1).sum())
+        else:
+            ok += int((f.scatter(1, y[:, None], -math.inf) < f.gather(1, y[:, None])).all(1).sum())
     return ok / len(tokens)
 
 def _check(res, rec, cfg, full, ps, prev, separated):
-    "The convergence rules at a check (every eval_every steps): the loss rule (tol), else the direction rule (dir_tol) where the training set is separated; the parameters now, for the next check."
-    if cfg.tol is not None and _flat(res.history, cfg.eval_every, cfg.tol, full): res.converged, res.converged_by = True, 'loss'
+    """The convergence rules at a check (every eval_every steps): the loss rule (tol), else the
+    direction rule (dir_tol) where the training set is separated; the parameters now, for the
+    next check."""
+    if cfg.tol is not None and _flat(res.history, cfg.eval_every, cfg.tol, full):
+        res.converged, res.converged_by = True, 'loss'
     if cfg.dir_tol is None: return prev
-    if prev is None: return [p.detach().clone() for p in ps]             # the first check (or the first after a resume without dir_prev)
+    # the first check (or the first after a resume without dir_prev)
+    if prev is None: return [p.detach().clone() for p in ps]
     rec['dir_change'] = _dir_change(prev, ps)
-    if not res.converged and rec['dir_change'] <= cfg.dir_tol:            # the margins only when the direction has settled (a pass over the set)
+    # the margins only when the direction has settled (a pass over the set)
+    if not res.converged and rec['dir_change'] <= cfg.dir_tol:
         rec['train_acc'] = separated()
         if rec['train_acc'] == 1: res.converged, res.converged_by = True, 'direction'
     with torch.no_grad():
-        for q, p in zip(prev, ps): q.copy_(p)                                 # in place: no new copy of the parameters per check
+        # in place: no new copy of the parameters per check
+        for q, p in zip(prev, ps): q.copy_(p)
     return prev
 
 # %% ../../nbs/experiments/04_train.ipynb #5e1a7c02
 def _finish(res, model, P, names, best, step, vbatch, cfg):
-    "After the last step: the last parameters kept if asked, the best ones restored, the result summarised."
+    """After the last step: the last parameters kept if asked, the best ones restored, the result
+    summarised."""
     if cfg.keep_last: res.last = {k: P[k].detach().clone() for k in names}
     if best is not None:
         with torch.no_grad():
             for k, t in best.items(): P[k].copy_(t)
     else: res.best_step = step
     res.steps = step
-    res.stop_reason = 'early_stop' if res.stopped_early else 'converged' if res.converged else 'steps'
+    res.stop_reason = (
+        'early_stop' if res.stopped_early else 'converged' if res.converged else 'steps'
+    )
     if res.history: res.train_loss = res.history[-1]['train_loss']
     if vbatch is not None: res.val_loss, res.val_acc = evaluate(model, *vbatch)
     return res
 
+# %% ../../nbs/experiments/04_train.ipynb #ac33275d
 def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
-    "The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters restored."
+    """The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters
+    restored."""
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
     n = len(tokens)
     full = cfg.batch_size is None or cfg.batch_size >= n
-    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of every batch
-    writes = distributed.writes()                      # under torchrun: rank 0 alone writes the checkpoints
+    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of
+                                                     # every batch
+    writes = distributed.writes()                      # under torchrun: rank 0 alone writes the
+                                                       # checkpoints
     tl, yl = mine(tokens, labels)
     batch = model.prepare(tl, yl) if full else None
     if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
     else: vbatch = None
-    res, key = TrainResult(), {'settings': _cfg_key(cfg, model), **(ident or {'data': None, 'init': None})}
+    res, key = TrainResult(), {'settings': _cfg_key(cfg, model),
+                               **(ident or {'data': None, 'init': None})}
     step, best_loss, n_bad, best, dirs = 0, math.inf, 0, None, None
-    if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)        # temporary files of writers that were killed
-    if cfg.ckpt and Path(cfg.ckpt).exists(): step, best_loss, n_bad, best, dirs = _resume(model, opt, names, cfg, key, res)
-    if hasattr(model, 'check_replicas'): model.check_replicas(opt)   # every rank resumed the same (or started the same)
-    def save():                      # the best parameters only where they differ from the current ones
-        if cfg.ckpt and writes: save_ckpt(cfg.ckpt, dict(key=key, model=model.state_dict(), opt=opt.state_dict(), step=step,
-                                              best=None if res.best_step == step else best, best_loss=best_loss, n_bad=n_bad,
-                                              best_step=res.best_step, history=res.history, stopped_early=res.stopped_early, converged=res.converged,
-                                              **({'converged_by': res.converged_by} if res.converged_by else {}), **({'dir_prev': dirs} if dirs is not None else {})))
+    # temporary files of writers that were killed
+    if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)
+    if cfg.ckpt and Path(cfg.ckpt).exists():
+        step, best_loss, n_bad, best, dirs = _resume(model, opt, names, cfg, key, res)
+    # every rank resumed the same (or started the same)
+    if hasattr(model, 'check_replicas'): model.check_replicas(opt)
+    def save():                      # the best parameters only where they differ from the current
+                                     # ones
+        if cfg.ckpt and writes:
+            save_ckpt(
+                cfg.ckpt,
+                dict(
+                    key=key,
+                    model=model.state_dict(),
+                    opt=opt.state_dict(),
+                    step=step,
+                    best=None if res.best_step == step else best,
+                    best_loss=best_loss,
+                    n_bad=n_bad,
+                    best_step=res.best_step,
+                    history=res.history,
+                    stopped_early=res.stopped_early,
+                    converged=res.converged,
+                    **({'converged_by': res.converged_by} if res.converged_by else {}),
+                    **({'dir_prev': dirs} if dirs is not None else {}),
+                ),
+            )
     nb = 1 if full else math.ceil(n / cfg.batch_size)
     perm, perm_epoch = None, -1
-    bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
+    bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes),
+               leave=False, desc=type(model).__name__)
     fused = _fusable(model, opt, names, cfg)
     while step < cfg.steps and not (res.stopped_early or res.converged):
         if full: b, y = batch, yl
         else:
             ep, i = divmod(step, nb)
-            if ep != perm_epoch: perm, perm_epoch = torch.randperm(n, generator=_gen(cfg.seed * 1_000_003 + ep + 1)), ep
+            if ep != perm_epoch:
+                perm, perm_epoch = torch.randperm(n,
+                                                  generator=_gen(cfg.seed * 1_000_003 + ep + 1)), ep
             idx = mine(perm[i * cfg.batch_size:(i + 1) * cfg.batch_size])[0]
             b, y = model.prepare(tokens[idx], labels[idx]), labels[idx]
-        if fused: loss = _fused_step(model, opt, b, y)     # the step is taken: E updated inside the rank pass
+        # the step is taken: E updated inside the rank pass
+        if fused: loss = _fused_step(model, opt, b, y)
         else:
             opt.zero_grad(set_to_none=True)
             loss_t = model.loss(b, y); loss = loss_t.item()
-        if not math.isfinite(loss): raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate (lr={cfg.lr})")
+        if not math.isfinite(loss):
+            raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate "
+                                     f"(lr={cfg.lr})")
         rec = {'step': step + 1, 'train_loss': loss}
         if not fused:
             loss_t.backward()
@@ -341,14 +478,18 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
         step += 1
         if vbatch is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
             vl, va = evaluate(model, *vbatch); rec.update(val_loss=vl, val_acc=va)
-            if vl < best_loss: best_loss, n_bad, res.best_step = vl, 0, step; best = {k: P[k].detach().clone() for k in names}
+            if vl < best_loss:
+                best_loss, n_bad, res.best_step = vl, 0, step
+                best = {k: P[k].detach().clone() for k in names}
             else:
                 n_bad += 1
                 if cfg.patience is not None and n_bad >= cfg.patience: res.stopped_early = True
             bar.set_postfix(loss=f'{loss:.4f}', val=f'{vl:.4f}', acc=f'{va:.3f}')
         res.history.append(rec); bar.update(1)
-        if step % cfg.eval_every == 0: dirs = _check(res, rec, cfg, full, ps, dirs, lambda: _separated(model, tl, yl))
-        if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol and not res.converged: res.converged, res.converged_by = True, 'grad'
+        if step % cfg.eval_every == 0:
+            dirs = _check(res, rec, cfg, full, ps, dirs, lambda: _separated(model, tl, yl))
+        if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol and not res.converged:
+            res.converged, res.converged_by = True, 'grad'
         if cfg.ckpt and step % cfg.ckpt_every == 0: save()
     bar.close()
     save()
@@ -356,14 +497,17 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
 
 # %% ../../nbs/experiments/04_train.ipynb #d09599be
 class CheckpointError(ValueError):
-    "A checkpoint file that cannot be used; the message names the file and the fix; `.path` is the file."
+    """A checkpoint file that cannot be used; the message names the file and the fix; `.path` is the
+    file."""
     def __init__(self, msg, path=None):
         super().__init__(msg); self.path = None if path is None else Path(path)
 
-CKPT_KEYS = ('key', 'model', 'opt', 'step', 'best', 'best_loss', 'n_bad', 'best_step', 'history', 'stopped_early', 'converged')
+CKPT_KEYS = ('key', 'model', 'opt', 'step', 'best', 'best_loss', 'n_bad', 'best_step', 'history',
+             'stopped_early', 'converged')
 
 def _ckpt_fix(path) -> str:
-    return (f"delete {path} or move it away (training then starts again from step 0), give this run another checkpoint file, "
+    return (f"delete {path} or move it away (training then starts again from step 0), give this "
+            f"run another checkpoint file, "
             "or run without checkpoints (attn-tokens reproduce --no-ckpt; TrainConfig(ckpt=None))")
 
 def save_ckpt(path, ck: dict) -> Path:
@@ -371,25 +515,34 @@ def save_ckpt(path, ck: dict) -> Path:
     return files.atomic_write(path, lambda f: torch.save(ck, f))
 
 def check_ckpt(path) -> Path:
-    "Cheap check that `path` is a complete torch archive (a file cut short fails it); CheckpointError if not."
+    """Cheap check that `path` is a complete torch archive (a file cut short fails it);
+    CheckpointError if not."""
     path = Path(path)
     if path.is_dir() or (path.exists() and not path.is_file()):
-        raise CheckpointError(f"checkpoint {path} is a folder or another non-file; give a checkpoint file name", path)
+        raise CheckpointError(f"checkpoint {path} is a folder or another non-file; give a "
+                              f"checkpoint file name", path)
     if not zipfile.is_zipfile(path):
-        raise CheckpointError(f"checkpoint {path} is cut short or damaged (not a complete torch archive): {_ckpt_fix(path)}", path)
+        raise CheckpointError(f"checkpoint {path} is cut short or damaged (not a complete torch "
+                              f"archive): {_ckpt_fix(path)}", path)
     return path
 
 def load_ckpt(path) -> dict:
-    "The checkpoint in `path`, loaded with weights_only=True so that nothing in it can run; CheckpointError naming the file and the fix."
+    """The checkpoint in `path`, loaded with weights_only=True so that nothing in it can run;
+    CheckpointError naming the file and the fix."""
     path = check_ckpt(path)
     try: ck = torch.load(path, map_location='cpu', weights_only=True)
     except pickle.UnpicklingError as e:
         g = re.search(r'Unsupported global: GLOBAL (\S+)', str(e))
-        if g: raise CheckpointError(f"checkpoint {path} holds a reference to {g.group(1)}, not only tensors and plain values; it was "
-                                    f"not loaded, since loading it could run code: {_ckpt_fix(path)}", path) from None
-        raise CheckpointError(f"checkpoint {path} cannot be read ({str(e).splitlines()[-1][:200]}): {_ckpt_fix(path)}", path) from None
+        if g: raise CheckpointError(f"checkpoint {path} holds a reference to {g.group(1)}, not "
+                                    f"only tensors and plain values; it was not loaded, since "
+                                    f"loading it could run code: {_ckpt_fix(path)}", path) from None
+        raise CheckpointError(f"checkpoint {path} cannot be read "
+                              f"({str(e).splitlines()[-1][:200]}): {_ckpt_fix(path)}",
+                              path) from None
     except (RuntimeError, EOFError, OSError, ValueError) as e:
-        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: {str(e).splitlines()[0][:200]}): {_ckpt_fix(path)}", path) from None
+        raise CheckpointError(f"checkpoint {path} cannot be read ({type(e).__name__}: "
+                              f"{str(e).splitlines()[0][:200]}): {_ckpt_fix(path)}", path) from None
     if not isinstance(ck, dict) or any(k not in ck for k in CKPT_KEYS):
-        raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: {_ckpt_fix(path)}", path)
+        raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: "
+                              f"{_ckpt_fix(path)}", path)
     return ck
