@@ -10,6 +10,7 @@ __all__ = ['OPTIMIZERS', 'CKPT_KEYS', 'TrainConfig', 'make_optimizer', 'TrainRes
 import math, os, pickle, re, time, zipfile
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Callable
 import torch
 from tqdm.auto import tqdm
@@ -403,97 +404,123 @@ def _finish(res, model, P, names, best, step, vbatch, cfg):
     if vbatch is not None: res.val_loss, res.val_acc = evaluate(model, *vbatch)
     return res
 
+# %% ../../nbs/experiments/04_train.ipynb #7ebc9395
+def _batches(model, tokens, labels, val, cfg):
+    """The data of the loop on this rank: (full batch?, its tokens, its labels, the prepared full
+    batch or None, the prepared validation batch and its labels or None)."""
+    full = cfg.batch_size is None or cfg.batch_size >= len(tokens)
+    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of
+                                                     # every batch
+    tl, yl = mine(tokens, labels)
+    batch = model.prepare(tl, yl) if full else None
+    if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
+    else: vbatch = None
+    return full, tl, yl, batch, vbatch
+
+def _minibatch(model, tokens, labels, step, cfg, perm):
+    """The prepared mini-batch of `step` and its labels (this rank's part): slice i of epoch ep's
+    permutation, seeded by cfg.seed and ep and kept in the dict perm for the epoch's steps."""
+    ep, i = divmod(step, math.ceil(len(tokens) / cfg.batch_size))
+    if perm.get('epoch') != ep:
+        perm.update(epoch=ep, perm=torch.randperm(len(tokens),
+                                                  generator=_gen(cfg.seed * 1_000_003 + ep + 1)))
+    mine = getattr(model, 'shard', lambda *xs: xs)
+    idx = mine(perm['perm'][i * cfg.batch_size:(i + 1) * cfg.batch_size])[0]
+    return model.prepare(tokens[idx], labels[idx]), labels[idx]
+
+def _step(model, opt, b, y, fused, ps, cfg, step) -> dict:
+    """One step on the batch (b, y): its record (the loss before the step, the gradient norm where
+    grad_tol asks); a loss that is not finite refused."""
+    # the step is taken: E updated inside the rank pass
+    if fused: loss = _fused_step(model, opt, b, y)
+    else:
+        opt.zero_grad(set_to_none=True)
+        loss_t = model.loss(b, y); loss = loss_t.item()
+    if not math.isfinite(loss):
+        raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate "
+                                 f"(lr={cfg.lr})")
+    rec = {'step': step + 1, 'train_loss': loss}
+    if not fused:
+        loss_t.backward()
+        if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
+        opt.step(); del loss_t
+    return rec
+
+# %% ../../nbs/experiments/04_train.ipynb #b49c3b02
+def _validate(model, vbatch, rec, st, res, P, names, cfg):
+    """The validation after step st.step, recorded in rec: the best parameters kept, the
+    evaluations without progress counted (early stopping after cfg.patience); (loss, accuracy)."""
+    vl, va = evaluate(model, *vbatch); rec.update(val_loss=vl, val_acc=va)
+    if vl < st.best_loss:
+        st.best_loss, st.n_bad, res.best_step = vl, 0, st.step
+        st.best = {k: P[k].detach().clone() for k in names}
+    else:
+        st.n_bad += 1
+        if cfg.patience is not None and st.n_bad >= cfg.patience: res.stopped_early = True
+    return vl, va
+
+def _save(st, res, model, opt, key, cfg):
+    """The checkpoint cfg.ckpt of the loop's state st: the best parameters only where they differ
+    from the current ones."""
+    save_ckpt(
+        cfg.ckpt,
+        dict(
+            key=key,
+            model=model.state_dict(),
+            opt=opt.state_dict(),
+            step=st.step,
+            best=None if res.best_step == st.step else st.best,
+            best_loss=st.best_loss,
+            n_bad=st.n_bad,
+            best_step=res.best_step,
+            history=res.history,
+            stopped_early=res.stopped_early,
+            converged=res.converged,
+            **({'converged_by': res.converged_by} if res.converged_by else {}),
+            **({'dir_prev': st.dirs} if st.dirs is not None else {}),
+        ),
+    )
+
 # %% ../../nbs/experiments/04_train.ipynb #ac33275d
 def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     """The training loop of `train`: resume, steps, evaluations, checkpoints; the best parameters
     restored."""
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
-    n = len(tokens)
-    full = cfg.batch_size is None or cfg.batch_size >= n
-    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of
-                                                     # every batch
+    full, tl, yl, batch, vbatch = _batches(model, tokens, labels, val, cfg)
     writes = distributed.writes()                      # under torchrun: rank 0 alone writes the
                                                        # checkpoints
-    tl, yl = mine(tokens, labels)
-    batch = model.prepare(tl, yl) if full else None
-    if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
-    else: vbatch = None
     res, key = TrainResult(), {'settings': _cfg_key(cfg, model),
                                **(ident or {'data': None, 'init': None})}
-    step, best_loss, n_bad, best, dirs = 0, math.inf, 0, None, None
+    st = SimpleNamespace(step=0, best_loss=math.inf, n_bad=0, best=None, dirs=None)
     # temporary files of writers that were killed
     if cfg.ckpt and writes: files.clean_stale_tmp(cfg.ckpt)
     if cfg.ckpt and Path(cfg.ckpt).exists():
-        step, best_loss, n_bad, best, dirs = _resume(model, opt, names, cfg, key, res)
+        st.step, st.best_loss, st.n_bad, st.best, st.dirs = _resume(model, opt, names, cfg, key,
+                                                                    res)
     # every rank resumed the same (or started the same)
     if hasattr(model, 'check_replicas'): model.check_replicas(opt)
-    def save():                      # the best parameters only where they differ from the current
-                                     # ones
-        if cfg.ckpt and writes:
-            save_ckpt(
-                cfg.ckpt,
-                dict(
-                    key=key,
-                    model=model.state_dict(),
-                    opt=opt.state_dict(),
-                    step=step,
-                    best=None if res.best_step == step else best,
-                    best_loss=best_loss,
-                    n_bad=n_bad,
-                    best_step=res.best_step,
-                    history=res.history,
-                    stopped_early=res.stopped_early,
-                    converged=res.converged,
-                    **({'converged_by': res.converged_by} if res.converged_by else {}),
-                    **({'dir_prev': dirs} if dirs is not None else {}),
-                ),
-            )
-    nb = 1 if full else math.ceil(n / cfg.batch_size)
-    perm, perm_epoch = None, -1
-    bar = tqdm(total=cfg.steps, initial=min(step, cfg.steps), disable=not (cfg.progress and writes),
-               leave=False, desc=type(model).__name__)
-    fused = _fusable(model, opt, names, cfg)
-    while step < cfg.steps and not (res.stopped_early or res.converged):
+    def save():
+        if cfg.ckpt and writes: _save(st, res, model, opt, key, cfg)
+    bar = tqdm(total=cfg.steps, initial=min(st.step, cfg.steps),
+               disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
+    fused, perm = _fusable(model, opt, names, cfg), {}
+    while st.step < cfg.steps and not (res.stopped_early or res.converged):
         if full: b, y = batch, yl
-        else:
-            ep, i = divmod(step, nb)
-            if ep != perm_epoch:
-                perm, perm_epoch = torch.randperm(n,
-                                                  generator=_gen(cfg.seed * 1_000_003 + ep + 1)), ep
-            idx = mine(perm[i * cfg.batch_size:(i + 1) * cfg.batch_size])[0]
-            b, y = model.prepare(tokens[idx], labels[idx]), labels[idx]
-        # the step is taken: E updated inside the rank pass
-        if fused: loss = _fused_step(model, opt, b, y)
-        else:
-            opt.zero_grad(set_to_none=True)
-            loss_t = model.loss(b, y); loss = loss_t.item()
-        if not math.isfinite(loss):
-            raise FloatingPointError(f"loss is {loss} at step {step}: lower the learning rate "
-                                     f"(lr={cfg.lr})")
-        rec = {'step': step + 1, 'train_loss': loss}
-        if not fused:
-            loss_t.backward()
-            if cfg.grad_tol is not None: rec['grad_norm'] = _grad_norm(ps)
-            opt.step(); del loss_t
-        step += 1
-        if vbatch is not None and (step % cfg.eval_every == 0 or step == cfg.steps):
-            vl, va = evaluate(model, *vbatch); rec.update(val_loss=vl, val_acc=va)
-            if vl < best_loss:
-                best_loss, n_bad, res.best_step = vl, 0, step
-                best = {k: P[k].detach().clone() for k in names}
-            else:
-                n_bad += 1
-                if cfg.patience is not None and n_bad >= cfg.patience: res.stopped_early = True
-            bar.set_postfix(loss=f'{loss:.4f}', val=f'{vl:.4f}', acc=f'{va:.3f}')
+        else: b, y = _minibatch(model, tokens, labels, st.step, cfg, perm)
+        rec = _step(model, opt, b, y, fused, ps, cfg, st.step)
+        st.step += 1
+        if vbatch is not None and (st.step % cfg.eval_every == 0 or st.step == cfg.steps):
+            vl, va = _validate(model, vbatch, rec, st, res, P, names, cfg)
+            bar.set_postfix(loss=f"{rec['train_loss']:.4f}", val=f'{vl:.4f}', acc=f'{va:.3f}')
         res.history.append(rec); bar.update(1)
-        if step % cfg.eval_every == 0:
-            dirs = _check(res, rec, cfg, full, ps, dirs, lambda: _separated(model, tl, yl))
+        if st.step % cfg.eval_every == 0:
+            st.dirs = _check(res, rec, cfg, full, ps, st.dirs, lambda: _separated(model, tl, yl))
         if cfg.grad_tol is not None and rec['grad_norm'] < cfg.grad_tol and not res.converged:
             res.converged, res.converged_by = True, 'grad'
-        if cfg.ckpt and step % cfg.ckpt_every == 0: save()
+        if cfg.ckpt and st.step % cfg.ckpt_every == 0: save()
     bar.close()
     save()
-    return _finish(res, model, P, names, best, step, vbatch, cfg)
+    return _finish(res, model, P, names, st.best, st.step, vbatch, cfg)
 
 # %% ../../nbs/experiments/04_train.ipynb #d09599be
 class CheckpointError(ValueError):
