@@ -6,6 +6,7 @@
 from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
+from fastcore.basics import patch
 import numpy as np
 import torch
 from ..engine import core
@@ -46,25 +47,6 @@ class TokenSet:
         y = 2 * lab.to(torch.float64) - 1 if K == 2 else None
         return cls(t, lab, V, K, y)
 
-    def agrees(self, labels=None, V=None, K=2, where=''):
-        """This set, if `labels`, `V` and `K` (where given) are its own; else a ValueError naming
-        the difference."""
-        w = f"{where}: " if where else ''
-        if V is not None and V != self.V:
-            raise ValueError(f"{w}the token set was made with V = {self.V}, not {V}; make it with "
-                             f"V={V}")
-        if K != self.K:
-            raise ValueError(f"{w}the token set was made with K = {self.K} classes, not {K}")
-        same = (
-            labels is None
-            or labels is self.labels
-            or torch.equal(torch.as_tensor(labels).long(), self.labels)
-        )
-        if not same:
-            raise ValueError(f"{w}labels differ from the token set's own; pass ts.labels or make a "
-                             f"new set")
-        return self
-
     @property
     def n(self) -> int: return len(self.tokens)
     @cached_property
@@ -85,6 +67,27 @@ class TokenSet:
         return (self.stats.counts > 0).sum(1) == 1
     def __repr__(self):
         return f"TokenSet(n={self.n}, T={self.tokens.shape[1]}, V={self.V}, K={self.K})"
+
+# %% ../../nbs/data/01e_tokenset.ipynb #aab75cd0
+@patch
+def agrees(self: TokenSet, labels=None, V=None, K=2, where=''):
+    """This set, if `labels`, `V` and `K` (where given) are its own; else a ValueError naming
+    the difference."""
+    w = f"{where}: " if where else ''
+    if V is not None and V != self.V:
+        raise ValueError(f"{w}the token set was made with V = {self.V}, not {V}; make it with "
+                         f"V={V}")
+    if K != self.K:
+        raise ValueError(f"{w}the token set was made with K = {self.K} classes, not {K}")
+    same = (
+        labels is None
+        or labels is self.labels
+        or torch.equal(torch.as_tensor(labels).long(), self.labels)
+    )
+    if not same:
+        raise ValueError(f"{w}labels differ from the token set's own; pass ts.labels or make a "
+                         f"new set")
+    return self
 
 # %% ../../nbs/data/01e_tokenset.ipynb #82a69e9f
 def _tensor(x):
