@@ -235,7 +235,74 @@ def _conv(r: dict) -> str:
         for kind in ('trained', 'frozen')
     )
 
+# %% ../../nbs/experiments/08a_ablations.ipynb #7d38fcba
+def _frozen_one(cfg, s, base, f):
+    """One d of the frozen curve (settings s): the trained model and the frozen one (p, v trained);
+    (the curve's row, [(kind, model, result)], the training data)."""
+    d = s['d']
+    tag = '' if (d, s['min_count']) == (base['d'],
+                                        # '' shares the imdb model
+                                        base['min_count']) else f"_mc{s['min_count']}_d{d}"
+    m, tr, te, a = one_layer_real('imdb', cfg, tag=tag, settings=s)
+    mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen',
+                                 settings=dict(s, lr=f['lr'], steps=f['steps']))
+    row = {'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'],
+           'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
+           'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'],
+           'steps_frozen': b['steps'],
+           'converged_trained': a['converged'], 'converged_frozen': b['converged']}
+    return row, [('trained', m, a), ('frozen', mf, b)], tr
+
+def _frozen_shapes(x, d, models) -> list:
+    """The shapes of one d's models against the posterior differences x, for the diagnostics
+    figure."""
+    runs = []
+    for kind, mm, res in models:
+        sc = mm.scores(); st = shape_stats(x, sc['v'], sc['p'])
+        runs.append({'run': f'{kind} d={d}', 'test_acc': res['test_acc'],
+                     **{q: st[q] for q in ('spearman_v_bins', 'u_ratio', 'rel_spread_v')}})
+    return runs
+
+def _frozen_numbers(rows, runs, V, min_count) -> dict:
+    "The frozen curve's numbers: the largest d's, the curve, the d's that meet each claim."
+    top = rows[-1]
+    keys = ('d', 'test_acc_trained', 'test_acc_frozen', 'test_loss_trained', 'test_loss_frozen',
+            'gap')
+    near = lambda r: abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0])
+    return {**{k: top[k] for k in keys}, 'V': V, 'min_count': min_count, 'curve': rows,
+            'diagnostics_runs': runs,
+            'd_with_10pt_gap': [r['d'] for r in rows if r['gap'] >= 0.10],
+            'frozen_paper_distance': min(near(r) for r in rows),
+            'd_near_paper_frozen': [r['d'] for r in rows if near(r) <= 0.05]}
+
 # %% ../../nbs/experiments/08a_ablations.ipynb #7fab2e37
+def _frozen_claims(nums) -> list:
+    "The frozen curve's claims, on the rebuttal's numbers: trained beats frozen, frozen near 72%."
+    paper_gap = PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0]
+    src = "the rebuttal: 'around 72%' frozen, 'around 95%' trained"
+    return [
+        claim(f"IMDB: trained embeddings more accurate than frozen random ones at d={nums['d']} "
+              f"(accuracy gap)", nums['gap'], '> 0', paper=paper_gap, source=src),
+        claim("IMDB: frozen random embeddings reach the rebuttal's accuracy (about 72%) at some "
+              "d of the sweep (smallest |accuracy - 0.72|)",
+              nums['frozen_paper_distance'], '<= 0.05', paper=0, source=src),
+        claim(f"IMDB: frozen random embeddings at least 10 points less accurate than trained "
+              f"ones at d={nums['d']} (our threshold)", nums['gap'], '>= 0.10', by='ours',
+              paper=paper_gap, source=src)]
+
+def _frozen_notes(nums, f, size) -> str:
+    "The frozen curve's notes: the settings, the d's that meet each claim, every d's numbers."
+    return (f"V={nums['V']} (min_count {nums['min_count']}); frozen: Adam lr={f['lr']} on (p, "
+            f"v), at most {f['steps']} steps; both trained as in REAL_SIZES (size "
+            f"{size}); gap >= 10 points at d in {nums['d_with_10pt_gap']}; frozen "
+            f"accuracy within 5 points of the rebuttal's 72% at d in "
+            f"{nums['d_near_paper_frozen']}; "
+            + '; '.join(
+                f"d={r['d']}: {r['test_acc_trained']:.3f} / {r['test_acc_frozen']:.3f} (loss "
+                f"{r['test_loss_trained']:.3f} / {r['test_loss_frozen']:.3f}; {_conv(r)})"
+                for r in nums['curve'])
+            + ' (trained / frozen).')
+
 @experiment('frozen_embeddings')
 def frozen_embeddings(cfg: ExpConfig) -> dict:
     """IMDB test accuracy and loss with E trained versus E frozen at its random initialisation (p, v
@@ -244,94 +311,12 @@ def frozen_embeddings(cfg: ExpConfig) -> dict:
     settings = dict(base, min_count=f['min_count'] or base['min_count'])
     rows, runs, x = [], [], None
     for d in f['ds']:
-        s = dict(settings, d=d)
-        tag = '' if (d, s['min_count']) == (base['d'],
-                                            # '' shares the imdb model
-                                            base['min_count']) else f"_mc{s['min_count']}_d{d}"
-        m, tr, te, a = one_layer_real('imdb', cfg, tag=tag, settings=s)
-        mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen',
-                                     settings=dict(s, lr=f['lr'], steps=f['steps']))
-        rows.append({'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'],
-                     'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
-                     'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'],
-                     'steps_frozen': b['steps'],
-                     'converged_trained': a['converged'], 'converged_frozen': b['converged']})
+        row, models, tr = _frozen_one(cfg, dict(settings, d=d), base, f)
+        rows.append(row)
         # once: the data are loaded with the same settings for every d
         if x is None: x = token_stats(tr).posterior_diff
-        # the shapes of each model, for the diagnostics figure
-        for kind, mm, res in (('trained', m, a), ('frozen', mf, b)):
-            sc = mm.scores(); st = shape_stats(x, sc['v'], sc['p'])
-            runs.append({'run': f'{kind} d={d}', 'test_acc': res['test_acc'],
-                         **{q: st[q] for q in ('spearman_v_bins', 'u_ratio', 'rel_spread_v')}})
-    top = rows[-1]
-    nums = {
-        **{
-            k: top[k]
-            for k in (
-                'd',
-                'test_acc_trained',
-                'test_acc_frozen',
-                'test_loss_trained',
-                'test_loss_frozen',
-                'gap',
-            )
-        },
-        'V': tr.V,
-        'min_count': settings['min_count'],
-        'curve': rows,
-        'diagnostics_runs': runs,
-        'd_with_10pt_gap': [r['d'] for r in rows if r['gap'] >= 0.10],
-    }
+        runs += _frozen_shapes(x, d, models)
+    nums = _frozen_numbers(rows, runs, tr.V, settings['min_count'])
     path = _plot_frozen(rows, cfg.fig('imdb_frozen_curve'))
-    nums['frozen_paper_distance'] = min(
-        abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) for r in rows
-    )
-    nums['d_near_paper_frozen'] = [
-        r['d'] for r in rows if abs(r['test_acc_frozen'] - PAPER.frozen_test_acc[0]) <= 0.05
-    ]
-    paper_gap, src = (
-        PAPER.frozen_test_acc[1] - PAPER.frozen_test_acc[0],
-        "the rebuttal: 'around 72%' frozen, 'around 95%' trained",
-    )
-    return {
-        'numbers': nums,
-        'figures': [path],
-        'claims': [
-            claim(
-                f"IMDB: trained embeddings more accurate than frozen random ones at d={top['d']} "
-                f"(accuracy gap)",
-                top['gap'],
-                '> 0',
-                paper=paper_gap,
-                source=src,
-            ),
-            claim(
-                "IMDB: frozen random embeddings reach the rebuttal's accuracy (about 72%) at some "
-                "d of the sweep (smallest |accuracy - 0.72|)",
-                nums['frozen_paper_distance'],
-                '<= 0.05',
-                paper=0,
-                source=src,
-            ),
-            claim(
-                f"IMDB: frozen random embeddings at least 10 points less accurate than trained "
-                f"ones at d={top['d']} (our threshold)",
-                top['gap'],
-                '>= 0.10',
-                by='ours',
-                paper=paper_gap,
-                source=src,
-            ),
-        ],
-        'notes': f"V={tr.V} (min_count {settings['min_count']}); frozen: Adam lr={f['lr']} on (p, "
-                 f"v), at most {f['steps']} steps; both trained as in REAL_SIZES (size "
-                 f"{cfg.size}); gap >= 10 points at d in {nums['d_with_10pt_gap']}; frozen "
-                 f"accuracy within 5 points of the rebuttal's 72% at d in "
-                 f"{nums['d_near_paper_frozen']}; "
-        + '; '.join(
-            f"d={r['d']}: {r['test_acc_trained']:.3f} / {r['test_acc_frozen']:.3f} (loss "
-            f"{r['test_loss_trained']:.3f} / {r['test_loss_frozen']:.3f}; {_conv(r)})"
-            for r in rows
-        )
-        + ' (trained / frozen).',
-    }
+    return {'numbers': nums, 'figures': [path], 'claims': _frozen_claims(nums),
+            'notes': _frozen_notes(nums, f, cfg.size)}
