@@ -235,7 +235,7 @@ def _conv(r: dict) -> str:
         for kind in ('trained', 'frozen')
     )
 
-# %% ../../nbs/experiments/08a_ablations.ipynb #7d38fcba
+# %% ../../nbs/experiments/08a_ablations.ipynb #635eadac
 def _frozen_one(cfg, s, base, f):
     """One d of the frozen curve (settings s): the trained model and the frozen one (p, v trained);
     (the curve's row, [(kind, model, result)], the training data)."""

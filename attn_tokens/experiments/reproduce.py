@@ -310,7 +310,7 @@ def cli_parser(p: argparse.ArgumentParser):
 def cli_run(args) -> int:
     "Run `attn-tokens reproduce`; returns the exit code."
     if args.list:
-        for n, f in experiments().items(): print(f"{n:22s} {(f.__doc__ or '').strip()}")
+        for n, f in experiments().items(): print(f"{n:22s} {' '.join((f.__doc__ or '').split())}")
         return 0
     size = args.size or ('quick' if args.quick else 'full')
     # read by corpora.hub_status and datasets
