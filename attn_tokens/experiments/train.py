@@ -462,24 +462,13 @@ def _validate(model, vbatch, rec, st, res, P, names, cfg):
 def _save(st, res, model, opt, key, cfg):
     """The checkpoint cfg.ckpt of the loop's state st: the best parameters only where they differ
     from the current ones."""
-    save_ckpt(
-        cfg.ckpt,
-        dict(
-            key=key,
-            model=model.state_dict(),
-            opt=opt.state_dict(),
-            step=st.step,
-            best=None if res.best_step == st.step else st.best,
-            best_loss=st.best_loss,
-            n_bad=st.n_bad,
-            best_step=res.best_step,
-            history=res.history,
-            stopped_early=res.stopped_early,
-            converged=res.converged,
-            **({'converged_by': res.converged_by} if res.converged_by else {}),
-            **({'dir_prev': st.dirs} if st.dirs is not None else {}),
-        ),
-    )
+    best = None if res.best_step == st.step else st.best
+    save_ckpt(cfg.ckpt, dict(key=key, model=model.state_dict(), opt=opt.state_dict(), step=st.step,
+                             best=best, best_loss=st.best_loss, n_bad=st.n_bad,
+                             best_step=res.best_step, history=res.history,
+                             stopped_early=res.stopped_early, converged=res.converged,
+                             **({'converged_by': res.converged_by} if res.converged_by else {}),
+                             **({'dir_prev': st.dirs} if st.dirs is not None else {})))
 
 # %% ../../nbs/experiments/04_train.ipynb #ac33275d
 def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):

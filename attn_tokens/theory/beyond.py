@@ -385,31 +385,17 @@ def run_verdicts(res, tokens, labels):
     if R and R['feasible'] and R['n_several'] == 0:
         t = token_ids(tokens); sel_r = torch.where(R['mask'], t, -1).max(1).values
         lo = local_optimality(res.E1, res.v, t, labels, sel_r, R['mm'].p)
-    return dict(
-        theorem=dict(
-            premises=th,
-            conclusion=f"cos(p_T, p_mm^{'rel' if all(q['held'] for q in th[:3]) else 'arg'}) = "
-                       f"{cos_rel} >= {COS_CONVERGED}",
-            conclusion_holds=th_ok,
-            verdict=premise_verdict(th, th_ok),
-        ),
-        statement1=dict(
-            premises=s1,
-            conclusion=f"{R['statement1']['n_without_relevant'] if R else None} sequences select "
-                       f"no relevant token",
-            conclusion_holds=s1_ok,
-            verdict=premise_verdict(s1, s1_ok),
-        ),
-        local_optimality=None
-        if lo is None
-        else dict(
-            locally_optimal=lo.locally_optimal,
-            n_tight=lo.n_tight,
-            n_violating=lo.n_violating,
-            worst=lo.worst,
-            summary=lo.summary(),
-        ),
-    )
+    def part(premises, conclusion, holds):                  # one statement's verdict
+        return dict(premises=premises, conclusion=conclusion, conclusion_holds=holds,
+                    verdict=premise_verdict(premises, holds))
+    which = 'rel' if all(q['held'] for q in th[:3]) else 'arg'
+    n_without = R['statement1']['n_without_relevant'] if R else None
+    lo_d = None if lo is None else dict(locally_optimal=lo.locally_optimal, n_tight=lo.n_tight,
+                                        n_violating=lo.n_violating, worst=lo.worst,
+                                        summary=lo.summary())
+    return dict(theorem=part(th, f"cos(p_T, p_mm^{which}) = {cos_rel} >= {COS_CONVERGED}", th_ok),
+                statement1=part(s1, f"{n_without} sequences select no relevant token", s1_ok),
+                local_optimality=lo_d)
 
 # %% ../../nbs/theory/03d_beyond.ipynb #d47f2107
 def instability_number(E, v, tokens, labels, p_mm, eps=1e-4):
