@@ -4,20 +4,21 @@ accuracy, the training accuracy on the training split (the fraction of positive 
 norm of all parameters together and 1 - cos of their direction against the end of the epoch before (epoch 1: against
 the initialisation). It resumes the run epoch by epoch from a checkpoint (the loop's own, so the trajectory is the
 run's), without the direction rule, so that every epoch is measured. Expensive (about 1.5 to 3 minutes of 2 cores per epoch on this machine).
-Usage: ATTN_TOKENS_DATA=<data> python tools/mlp_direction.py OUT.json [SEED] [CKPT_DIR]"""
+Usage: ATTN_TOKENS_DATA=<data> python tools/mlp_direction.py OUT.json [SEED] [CKPT_DIR] [EPOCHS]
+(EPOCHS: measure past the cap, default the cap MLP_SIZES['full']['epochs'])"""
 import dataclasses, os, sys, tempfile, time
 import torch
 from attn_tokens.infra import files
-from attn_tokens.engine import core
+from attn_tokens.engine import models
 from attn_tokens.experiments import train as T
 from attn_tokens.experiments.extensions import MLP_SIZES, mlp_train_config
 from attn_tokens.experiments.real_data import load_real
 from attn_tokens.experiments.framework import ExpConfig
 
-def measure(seed, ckpt_dir):
+def measure(seed, ckpt_dir, epochs=None):
     S = MLP_SIZES['full']
     tr, _ = load_real('imdb', ExpConfig(size='full', checkpoints=False), S['min_count'], S['max_len'], S['n_train'], S['n_test'])
-    model = lambda: core.OneLayerAttention(tr.V, S['d'], head='mlp', seed=seed)      # the initialisation the checkpoint's key names
+    model = lambda: models.OneLayerAttention(tr.V, S['d'], head='mlp', seed=seed)      # the initialisation the checkpoint's key names
     ck = os.path.join(ckpt_dir, f'mlp_direction_s{seed}.ckpt')
     if os.path.exists(ck): os.remove(ck)
     tc = dataclasses.replace(mlp_train_config(S, tr.n, seed, ckpt=ck), dir_tol=None)
@@ -26,7 +27,7 @@ def measure(seed, ckpt_dir):
     m = model(); names = [n for n, _ in m.named_parameters()]
     flat = lambda d: [d[n].detach().clone() for n in names]
     prev, rows = flat(dict(m.named_parameters())), []
-    for e in range(1, S['epochs'] + 1):
+    for e in range(1, (epochs or S['epochs']) + 1):
         t0 = time.time(); m = model()
         r = T.train(m, tr.tokens, tr.labels, dataclasses.replace(tc, steps=e * k))
         cur, t1 = flat(r.last), time.time()
@@ -49,6 +50,6 @@ def measure(seed, ckpt_dir):
 
 if __name__ == '__main__':
     out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    with tempfile.TemporaryDirectory(dir=sys.argv[3] if len(sys.argv) > 3 else None) as tmp: rule, rows = measure(seed, tmp)
+    with tempfile.TemporaryDirectory(dir=sys.argv[3] if len(sys.argv) > 3 else None) as tmp: rule, rows = measure(seed, tmp, int(sys.argv[4]) if len(sys.argv) > 4 else None)
     files.write_json(out, dict(meta=dict(command=f"python tools/mlp_direction.py nbs/measured/mlp_direction.json {seed}",
                                          what=__doc__.split('Usage')[0].strip(), **rule), rows=rows))
