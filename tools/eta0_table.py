@@ -1,7 +1,7 @@
 """The table of nbs/theory/03c_protocol.ipynb ("where the default works"), measured with the monotone default (momentum 0.9,
 step_growth 2) instead of typed by hand. Usage: python tools/eta0_table.py OUT.json"""
 import json, sys, time
-import numpy as np, torch
+import torch
 from attn_tokens.data.generators import make_assumption1
 from attn_tokens.theory.protocol import run_protocol
 

@@ -1,8 +1,7 @@
 """Which selection stage 2 makes with several relevant tokens per sequence, and the rebuttal's two statements (issue 14
 item 2). Usage: python tools/statements_study.py OUT.json [--quick]   (numbers saved for nbs/theory/03c_protocol.ipynb)"""
-import json, sys, time
+import json, sys
 import numpy as np, torch
-from attn_tokens.engine import core
 from attn_tokens.data.generators import make_multi_relevant
 from attn_tokens.theory.protocol import run_protocol, reached_selection, tie_scores
 from attn_tokens.theory.stage2 import gd_p

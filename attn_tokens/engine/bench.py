@@ -15,7 +15,7 @@ from . import kernel
 from ..infra.checks import SEED_MAX, positive_int, seed_int
 from ..infra.files import check_output, write_json
 from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
-                                     reference_loss_and_grads)
+                                     pool_reference, reference_loss_and_grads)
 from .models import OneLayerAttention
 
 # %% ../../nbs/engine/07_bench.ipynb #aa8dcb32
@@ -123,9 +123,7 @@ def straightforward_pool(E, p, tokens, G, max_bytes=2**28):
         tk = tokens[i:i + step]
         # trimmed to the chunk's last real token
         tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]
-        EX = E_[tk.clamp(min=0)]
-        sig = torch.softmax((EX @ p_).masked_fill(tk < 0, float('-inf')), 1)
-        (sig[..., None] * EX).sum(1).backward(G[i:i + step])
+        pool_reference(E_, p_, tk).backward(G[i:i + step])
     return E_.grad, p_.grad
 
 def adam(params, lr=1e-4):

@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['MAX_V', 'BACKENDS', 'check_integer', 'check_tokens', 'check_labels', 'signed_labels', 'softplus', 'loss_fn',
-           'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward', 'uz_loss_and_grads',
-           'init_params', 'labels_from_logits', 'forward', 'predict', 'attention', 'loss_and_grads', 'attention_pool',
-           'OneLayerLoss', 'sparse_loss_and_grads', 'gd_step']
+           'pool_reference', 'reference_forward', 'reference_loss_and_grads', 'TokenBatch', 'uz_forward',
+           'uz_loss_and_grads', 'init_params', 'labels_from_logits', 'forward', 'predict', 'attention',
+           'loss_and_grads', 'random_problem', 'rel_err', 'attention_pool', 'OneLayerLoss', 'sparse_loss_and_grads',
+           'gd_step']
 
 # %% ../../nbs/engine/00_core.ipynb #e738fd8a
 import math, numbers, threading
@@ -211,13 +212,15 @@ def _check_params(E, p, v):
     return V, d, K
 
 # %% ../../nbs/engine/00_core.ipynb #c5404179
+def pool_reference(E, p, tokens):
+    "h the straightforward way: gather E_X (n, T, d), masked softmax, weighted sum."
+    EX = E[tokens.clamp(min=0)]
+    sig = torch.softmax((EX @ p).masked_fill(tokens < 0, float('-inf')), 1)
+    return (sig[..., None] * EX).sum(1)
+
 def reference_forward(E, p, v, tokens):
     "Logits f(X) computed the straightforward way, gathering E_X as an (n, T, d) tensor."
-    mask = tokens >= 0
-    EX = E[tokens.clamp(min=0)]                                   # (n, T, d)
-    scores = (EX @ p).masked_fill(~mask, float('-inf'))
-    sigma = torch.softmax(scores, dim=1)                          # (n, T)
-    h = (sigma[..., None] * EX).sum(1)                            # (n, d)
+    h = pool_reference(E, p, tokens)                              # (n, d)
     return h @ v if v.ndim == 1 else h @ v.T
 
 def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes=2**30,
@@ -661,6 +664,25 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     else:
         tmp = torch.empty_like(E); DH = kernel.rank_pass(E, G, H, tmp); out.copy_(tmp)
     return loss, out, DH[-1], (DH[0] if v.ndim == 1 else DH[:-1])
+
+# %% ../../nbs/engine/00_core.ipynb #21b64eb3
+def random_problem(n=40, T=12, V=30, d=8, K=None, seed=0, dtype=torch.float64, scale=1.):
+    "A random batch with variable lengths and padding, and random parameters."
+    g = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(0, V - 5, (n, T), generator=g)          # the last 5 tokens never occur
+    lengths = torch.randint(1, T + 1, (n,), generator=g)
+    starts = (torch.rand(n, generator=g) * (T - lengths + 1)).long()
+    pos = torch.arange(T)
+    tokens[(pos < starts[:, None]) | (pos >= (starts + lengths)[:, None])] = -1
+    E = torch.randn(V, d, generator=g, dtype=dtype)
+    p = scale * torch.randn(d, generator=g, dtype=dtype)
+    v = torch.randn(*((K, d) if K else (d,)), generator=g, dtype=dtype)
+    labels = torch.randint(0, K or 2, (n,), generator=g)
+    return E, p, v, tokens, labels
+
+def rel_err(a, b):
+    "Relative error |a - b| / |b| (Frobenius norms)."
+    return float((a - b).norm() / b.norm())
 
 # %% ../../nbs/engine/00_core.ipynb #b7b8d82e
 import warnings
