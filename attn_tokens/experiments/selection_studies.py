@@ -154,8 +154,9 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     eta = eta_factor * eta0_exact_threshold(E0, v, data.tokens, data.labels, V)
     pt = dict(T=T, ratio=ratio, eta_factor=eta_factor, k=k, seed=seed, d=d, V=V, n=n, eta0=eta)
     try:
-        res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed, steps=steps,
-                           cap_steps=cap_steps, record_every=max(steps // 10, 1))
+        # the protocol's flow: steps + cap_steps steps, all of them flow steps
+        res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed,
+                           steps=steps + (cap_steps or 0), record_every=max(steps // 10, 1))
     except (ValueError, RuntimeError) as e:
         return pt | dict(reached=False, outcome=f'error: {e}'[:300])
     S = res.summary(); y = core.signed_labels(data.labels)
