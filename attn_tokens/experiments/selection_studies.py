@@ -17,7 +17,7 @@ from ..theory.max_margin import (token_ids, selection, constraint_pairs, relevan
                                            COS_CONVERGED)
 from ..theory.stage1 import stage1_step, one_step_coef, f0_uniform
 from ..theory.eta0 import eta0_exact_threshold
-from ..theory.stage2 import CAPPED_ARMIJO, stage2
+from ..theory.integrators import CAPPED_ARMIJO, stage2
 from ..theory.protocol import SELECTED_MASS, run_protocol
 from ..theory.beyond import (selection_cycles, max_margin_cg, sequence_mass,
                                        conflicting_sequences,

@@ -22,8 +22,9 @@ from .stage1 import (one_step_error_bound, one_step_prediction,
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1,
                                            constraint_pairs, max_margin, selection,
                                            selection_sets, max_margin_sets, COS_CONVERGED)
-from .stage2 import (LR, SCHEME_NAMES, SCORE_CAP, GDHistory, Scheme,
-                                       Stage2Config, p_loss_and_grad, stage2)
+from .stage2 import p_loss_and_grad
+from .integrators import (LR, SCHEME_NAMES, SCORE_CAP, GDHistory, Scheme,
+                                            Stage2Config, stage2)
 from ..data.tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
 
@@ -102,8 +103,8 @@ class ProtocolResult:
     E1: torch.Tensor
     v: torch.Tensor
     p: torch.Tensor
-    p_mm_arg: torch.Tensor | None    # p_mm^arg: the arg-max selection's max-margin direction (=
-                                     # p_mm^rel under Assumption 1)
+    # p_mm^arg: the arg-max selection's max-margin direction (= p_mm^rel under Assumption 1)
+    p_mm_arg: torch.Tensor | None
     alpha: torch.Tensor
     selection: torch.Tensor          # (n,) selected token per sequence
     history: GDHistory
@@ -116,10 +117,10 @@ class ProtocolResult:
     one_step_error: float            # relative error rho of the stage-1 approximation
     one_step_bound_holds: bool       # Proposition C's bound holds for every token
     time_s: float
-    loss_inf: float = math.nan       # the loss's infimum with the selection: mean softplus(-y
-                                     # E_r(1)^T v)
-    reached: dict | None = None      # the selection p reached, its p_mm, cos and the rebuttal's
-                                     # statements (reached_selection)
+    # the loss's infimum with the selection: mean softplus(-y E_r(1)^T v)
+    loss_inf: float = math.nan
+    # the selection p reached, its p_mm, cos and the rebuttal's statements (reached_selection)
+    reached: dict | None = None
 
 # %% ../../nbs/theory/03c_protocol.ipynb #09891541
 @patch
@@ -256,8 +257,8 @@ def _check_stage2_start(E1, u1, batch, labels, eta, eta_ex):
     if math.isfinite(loss) and math.isfinite(gmax) and gmax > 0: return
     what = f"the loss gradient in p at p = 0 is {'0 (underflow)' if gmax == 0 else 'not finite'}"
     umax = u1.abs().max().item()
-    if umax > 700:                    # sigmoid(-y f) underflows in float64: the logistic loss is
-                                      # saturated
+    # sigmoid(-y f) underflows in float64: the logistic loss is saturated
+    if umax > 700:
         raise ValueError(f"stage 2 cannot start: {what}: the stage-1 scores |E_s(1)^T v| reach "
                          f"{umax:.3g} and saturate the loss; {fix}")
     raise ValueError(f"stage 2 cannot start: {what}; the data give GD on p no direction (check "
