@@ -15,7 +15,6 @@ import numpy as np
 from fastcore.basics import patch
 import torch
 from tqdm.auto import tqdm
-from ..engine import core
 from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITIVE_INT,
                                       Kind, check_params, check_positive, param, positive_float)
 from .max_margin import selection

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 import torch
 from ..engine import core
 from ..infra.files import check_output, json_safe, save_npz
-from ..infra.checks import (FLAG, POSITIVE, POSITIVE_INT, SEED, add_params, check_int,
+from ..infra.checks import (POSITIVE, POSITIVE_INT, SEED, add_params, check_int,
                                       check_params, from_args, param, threads_int)
 from .stage1 import (one_step_error_bound, one_step_prediction,
                                        one_step_relative_error, stage1_step)
