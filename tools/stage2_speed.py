@@ -7,7 +7,7 @@ import json, math, sys, time, platform
 import numpy as np, torch
 from attn_tokens.data.generators import make_multi_relevant
 from attn_tokens.theory.protocol import run_protocol
-from attn_tokens.theory.stage2 import gd_p
+from attn_tokens.theory.integrators import Stage2Config, stage2
 from attn_tokens.theory.max_margin import token_ids
 
 def top_token(E, p, tokens):
@@ -21,8 +21,8 @@ def top_token(E, p, tokens):
 def reference_flow(E1, v, tokens, labels, sel, tol=2.5e-5, cap=0.05, gaps=(1., 3.), end_gap=10., max_steps=20000):
     """The flow from p = 0, exponential Euler with local error <= tol and every step capped at `cap` in every score, run until
     every sequence's top token leads by end_gap; (p, hist, {gap: sequences whose top token changed after first leading by gap})."""
-    p, h = gd_p(E1, v, tokens, labels, steps=1, lr=0.01, sel=sel, record_every=10**9, monotone=True, flow_tol=tol, score_cap=cap,
-                cap_until=1., cap_steps=max_steps, stop_gap=end_gap, keep_p_every=1)
+    cfg = Stage2Config('flow', steps=max_steps, record_every=10**9, flow_tol=tol, score_cap=cap, stop_gap=end_gap, keep_p_every=1)
+    p, h = stage2(cfg).run(E1, v, tokens, labels, sel=sel)
     first = {g: None for g in gaps}; changed = {g: torch.zeros(len(labels), dtype=torch.bool) for g in gaps}
     for k in sorted(h.ps):
         top, gap = top_token(E1, h.ps[k], tokens)
@@ -47,10 +47,10 @@ if __name__ == '__main__':
                 default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone, flow='exponential': from p = 0 to the end, "
                         "exponential-Euler steps of the flow with local error <= 2.5e-3 x max(1, smallest top-token lead) per score and Armijo on the "
                         "exact excess loss; at most 10000 steps, stop when every top token leads by 300",
-                reference="reference_flow: gd_p(..., steps=0, monotone=True, flow_tol=2.5e-5, score_cap=0.05, cap_until=inf, stop_gap=10): the flow "
+                reference="reference_flow: Stage2Config('flow', flow_tol=2.5e-5, score_cap=0.05, stop_gap=10): the flow "
                           "integrated with 100x tighter local error and every step capped at 0.05 per score, until every sequence's top token leads "
                           "by 10; ref_changed_after_gap1 / _gap3: sequences whose top token changed after it first led by 1 / by 3",
-                capped=f"gd_p(E1, v, ..., steps=0, monotone=True, score_cap=0.05, cap_until=inf, cap_steps={capped_steps}, stop_gap=3): explicit "
+                capped=f"Stage2Config('armijo', steps=0, score_cap=0.05, cap_until=inf, cap_steps={capped_steps}, stop_gap=3): explicit "
                        "score-capped GD (the previous default's first phase), stopped when every sequence's top token leads by 3 or after the budget; "
                        "compared where it leads by 3")
     for n, d, seed, T in configs:
@@ -64,8 +64,9 @@ if __name__ == '__main__':
         ref_cpu = time.process_time() - c1
         top_r, gap_r = top_token(res.E1, p_ref, data.tokens)
         c2 = time.process_time()
-        p_cap, h_cap = gd_p(res.E1, res.v, data.tokens, data.labels, steps=0, lr=0.01, sel=res.selection, record_every=10**9,
-                            monotone=True, score_cap=0.05, cap_until=math.inf, cap_steps=capped_steps, stop_gap=3.)
+        cfg = Stage2Config('armijo', steps=0, lr=0.01, record_every=10**9, score_cap=0.05, cap_until=math.inf, cap_steps=capped_steps,
+                           stop_gap=3.)
+        p_cap, h_cap = stage2(cfg).run(res.E1, res.v, data.tokens, data.labels, sel=res.selection)
         cap_cpu = time.process_time() - c2
         top_c, gap_c = top_token(res.E1, p_cap, data.tokens); dec_c = gap_c >= 3.
         rows.append(dict(n=n, d=d, seed=seed, T=T, data_seed=1000 + seed, time_s=round(wall, 2), cpu_s=round(cpu, 2), cos_reached=R['cos_reach'], kind=R['kind'],

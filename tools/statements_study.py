@@ -4,18 +4,19 @@ import json, sys
 import numpy as np, torch
 from attn_tokens.data.generators import make_multi_relevant
 from attn_tokens.theory.protocol import run_protocol, reached_selection, tie_scores
-from attn_tokens.theory.stage2 import gd_p
+from attn_tokens.theory.integrators import Stage2Config, stage2
 from attn_tokens.theory.max_margin import selection, constraint_pairs, max_margin, max_margin_sets
 
 def tied_run(n, d, seed, steps=3000):
     "Tied groups {0,1},{2,3},... of relevant tokens, scores tied exactly after stage 1; the score-capped stage-2 schedule from p = 0."
     data = make_multi_relevant(n=n, n_relevant=8, n_irrelevant=30, T=8, k=2, tied=True, seed=2000 + seed)
-    res = run_protocol(data.tokens, data.labels, V=data.V, d=d, seed=seed, steps=1, cap_steps=0)
+    res = run_protocol(data.tokens, data.labels, V=data.V, d=d, seed=seed, steps=1)
     E = tie_scores(res.E1, res.v, [[0, 1], [2, 3], [4, 5], [6, 7]]); u = E @ res.v
     sel = selection(u, data.tokens, data.labels); mm = max_margin(E, constraint_pairs(data.tokens, sel))
-    p, h = gd_p(E, res.v, data.tokens, data.labels, steps=steps, lr=0.1, sel=sel, record_every=10**9, monotone=True, score_cap=0.05,
-                cap_steps=10 * steps, momentum=0.9, step_growth=2., max_lr=1., stop_gap=300.)
-    R = reached_selection(E, res.v, p, data.tokens, data.labels, data.V, sel, mm)
+    cfg = Stage2Config('armijo', steps=steps, lr=0.1, record_every=10**9, score_cap=0.05, cap_steps=10 * steps, momentum=0.9,
+                       step_growth=2., max_lr=1., stop_gap=300.)
+    p, h = stage2(cfg).run(E, res.v, data.tokens, data.labels, sel=sel)
+    R = reached_selection(E, res.v, p, data.tokens, data.labels, sel, mm)
     zg = (E @ p)
     # the loss cannot see how mass splits inside a tied group: drop the constraints of the selected token against its tied mate
     t = data.tokens; top = t.gather(1, (E @ p)[t.clamp(min=0)].masked_fill(t < 0, -np.inf).argmax(1, keepdim=True))[:, 0]
@@ -55,6 +56,6 @@ if __name__ == '__main__':
                 data="make_multi_relevant(n=400, n_relevant=6, n_irrelevant=30, T=8, k=(1, 3), freq=F, seed=3000 + s); "
                      "tied: make_multi_relevant(n=400, n_relevant=8, n_irrelevant=30, T=8, k=2, tied=True, seed=2000 + s), "
                      "E(1) rows of each group shifted along v to tie E_s^T v exactly",
-                run=("run_protocol defaults (d=64, init seed s; stage 2 the flow integrator); tied: gd_p with the score-capped "
+                run=("run_protocol defaults (d=64, init seed s; stage 2 the flow integrator); tied: scheme 'armijo' with the score-capped "
                      "schedule (score_cap 0.05, momentum 0.9, step_growth 2, stop at score gap 300) from p = 0 on the tied E"))
     json.dump(dict(meta=meta, rows=rows, tied=tied), open(out, 'w'), indent=1)

@@ -3,13 +3,14 @@
 Usage: python tools/token_space_speed.py OUT.json [--quick]   (read by nbs/theory/03e_token_space.ipynb)
 Data: make_assumption1(n=300, n_relevant=10, n_irrelevant=60, T=8, seed=0) (V = 70), E(1) after one stage-1 step with
 eta0 = 1.2 x the exact threshold (init seed 0); the step is timed at p after 20 flow steps (the default flow_tol)."""
-import json, math, os, platform, subprocess, sys, tempfile, time
+import json, os, platform, subprocess, sys, tempfile, time
 import numpy as np, torch
 from attn_tokens.engine.core import TokenBatch, init_params
 from attn_tokens.data.tokens import save_tokens
 from attn_tokens.theory.eta0 import eta0_exact_threshold
 from attn_tokens.data.generators import make_assumption1
-from attn_tokens.theory.stage2 import FlowStep, _exp_euler, excess_loss, gd_p, p_hessian, p_loss_and_grad
+from attn_tokens.theory.stage2 import p_loss_and_grad
+from attn_tokens.theory.integrators import FlowStep, Stage2Config, excess_loss, exp_euler_step, p_hessian, stage2
 from attn_tokens.theory.max_margin import selection
 from attn_tokens.theory.stage1 import stage1_step
 from attn_tokens.theory.token_space import RowSpace
@@ -21,17 +22,17 @@ def setup(data, d):
     E0, _, v = init_params(data.V, d, seed=0); batch = TokenBatch.make(data.tokens, data.labels, data.V)
     E = stage1_step(E0, v, batch, data.labels, 1.2 * eta0_exact_threshold(E0, v, data.tokens, data.labels, data.V))
     u = E @ v; sel = selection(u, batch.tokens, data.labels)
-    p, _ = gd_p(E, v, batch, data.labels, steps=0, sel=sel, monotone=True, flow_tol=2.5e-3, cap_until=math.inf, cap_steps=20)
+    p, _ = stage2(Stage2Config(steps=20, flow_tol=2.5e-3)).run(E, v, batch, data.labels, sel=sel)
     f = lambda q: (excess_loss(u, E @ q, batch, data.labels, sel), p_loss_and_grad(E, u, q, batch, data.labels))
     ex = float(f(p)[0]); _, g = p_loss_and_grad(E, u, p, batch, data.labels)
     return E, u, batch, p, f, ex, g
 
 def time_step(E, u, batch, labels, p, f, ex, g, how, rows=None):
-    "Seconds for one flow step: the Hessian (d x d, or K in the token space), its eigenpairs, one _exp_euler call."
+    "Seconds for one flow step: the Hessian (d x d, or K in the token space), its eigenpairs, one exp_euler_step call."
     h = 1e-3 / (E @ g).abs().max().item(); t0, c0 = time.perf_counter(), time.process_time()
     lin = (FlowStep.dense(p_hessian(E, u, p, batch.tokens, labels)) if how == 'full'
            else FlowStep(*rows.hessian_eigh(u, p, batch.tokens, labels)))
-    q = _exp_euler(f, lin, E, p, ex, g, h, 2.5e-3)[0]
+    q = exp_euler_step(f, lin, E, (p, ex, g), h, 2.5e-3)[0]
     return time.perf_counter() - t0, time.process_time() - c0, q
 
 def main(out, quick):
@@ -67,7 +68,7 @@ def main(out, quick):
                 machine=f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs (load average recorded per row); "
                         "one torch thread; medians of repeated timings in one process (wall: *_s, process CPU time: *_cpu_s)",
                 n=len(data.labels), V=data.V, T=8, data="make_assumption1(n=300, n_relevant=10, n_irrelevant=60, T=8, seed=0)",
-                step="p_hessian (d x d) + eigh inside _exp_euler, against RowSpace.hessian_eigh (k x k) + _exp_euler; one call each, "
+                step="p_hessian (d x d) + eigh inside exp_euler_step, against RowSpace.hessian_eigh (k x k) + exp_euler_step; one call each, "
                      "at p after 20 flow steps, trial step h = 1e-3 / max|E g|; qr_s: the thin QR, once per run",
                 theory="attn-tokens theory A1.npz --d D --no-progress (defaults: eta0 = 1.2 x the exact threshold, flow_tol 2.5e-3), "
                        "wall time of the whole command (process start, stage 1, max_margin, the flow, reached_selection); cos against "

@@ -17,7 +17,7 @@ from ..theory.max_margin import (token_ids, selection, constraint_pairs, relevan
                                            COS_CONVERGED)
 from ..theory.stage1 import stage1_step, one_step_coef, f0_uniform
 from ..theory.eta0 import eta0_exact_threshold
-from ..theory.stage2 import CAPPED_ARMIJO, stage2
+from ..theory.integrators import CAPPED_ARMIJO, stage2
 from ..theory.protocol import SELECTED_MASS, run_protocol
 from ..theory.beyond import (selection_cycles, max_margin_cg, sequence_mass,
                                        conflicting_sequences,
@@ -154,8 +154,9 @@ def phase_point(T, ratio, eta_factor, k, seed, d=32, n=200, n_relevant=10, steps
     eta = eta_factor * eta0_exact_threshold(E0, v, data.tokens, data.labels, V)
     pt = dict(T=T, ratio=ratio, eta_factor=eta_factor, k=k, seed=seed, d=d, V=V, n=n, eta0=eta)
     try:
-        res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed, steps=steps,
-                           cap_steps=cap_steps, record_every=max(steps // 10, 1))
+        # the protocol's flow: steps + cap_steps steps, all of them flow steps
+        res = run_protocol(data.tokens, data.labels, V=V, d=d, eta0=eta, seed=seed,
+                           steps=steps + (cap_steps or 0), record_every=max(steps // 10, 1))
     except (ValueError, RuntimeError) as e:
         return pt | dict(reached=False, outcome=f'error: {e}'[:300])
     S = res.summary(); y = core.signed_labels(data.labels)

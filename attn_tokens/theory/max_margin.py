@@ -33,18 +33,18 @@ class Assumption1Check:
     each part by name."""
     holds: bool                 # the data condition, and (given u) the score condition
     n_sequences: int
-    n_broken: int               # sequences without exactly one relevant token, or where it is not
-                                # the strict arg-max
+    # sequences without exactly one relevant token, or where it is not the strict arg-max
+    n_broken: int
     n_no_unique_relevant: int   # sequences without exactly one relevant token id
     n_not_argmax: int           # sequences whose relevant token is not the strict arg-max of y u
     n_relevant: int             # number of relevant token ids
     max_irrelevant_alpha: float # max |alpha_s| over irrelevant tokens (0 in the paper's assumption)
-    selection: str              # 'relevant' (each sequence's relevant token is its arg-max) or
-                                # 'argmax' (fallback)
-    data_holds: bool = True     # one relevant token per sequence and alpha_s = 0 (to rounding) for
-                                # every irrelevant s
-    score_holds: bool | None = None   # the relevant token is the strict arg-max of y u everywhere
-                                      # (None: u not given)
+    # 'relevant' (each sequence's relevant token is its arg-max) or 'argmax' (fallback)
+    selection: str
+    # one relevant token per sequence and alpha_s = 0 (to rounding) for every irrelevant s
+    data_holds: bool = True
+    # the relevant token is the strict arg-max of y u everywhere (None: u not given)
+    score_holds: bool | None = None
     worst_irrelevant: int = -1  # the irrelevant token with the largest |alpha_s| (-1: none occurs)
     n_alpha_nonzero: int = 0    # irrelevant tokens with |alpha_s| > ALPHA_RTOL x beta_s
     reason: str = ''            # which part fails and its witness ('' when it holds)
@@ -137,8 +137,8 @@ class MaxMarginResult:
     comp_slack: float               # max_k lam_k |a_k^T p - 1|
     gap: float                      # primal minus dual objective (0)
     support: torch.Tensor           # (m_s, 2) pairs with lam_k > 0
-    farkas_residual: float = float('nan')  # infeasible: ||A^T w|| / max_k ||a_k|| with w >= 0, 1^T
-                                           # w = 1
+    # infeasible: ||A^T w|| / max_k ||a_k|| with w >= 0, 1^T w = 1
+    farkas_residual: float = float('nan')
     def summary(self):
         "One line of text."
         if not self.feasible:
@@ -187,8 +187,8 @@ def max_margin(E, pairs, tol=1e-10, maxiter=None):
                            f"{farkas:.1e}); neither certificate holds")
     lam = w / rho
     best = (lam,) + _certificate(A, lam)
-    if best[2] < 1 - 1e-6:                         # no optimality certificate: report, never
-                                                   # silently
+    # no optimality certificate: report, never silently
+    if best[2] < 1 - 1e-6:
         if farkas <= 1e-8: return infeasible
         raise RuntimeError(f"max_margin: no certificate (min margin {best[2]:.3e}, Farkas residual "
                            f"{farkas:.1e})")
@@ -294,8 +294,8 @@ def max_margin_sets(E, tokens, mask):
                          "tied in any direction")
     A_full = E[ip[:, 0]] - E[ip[:, 1]]
     tie = (A_full @ N).norm(dim=1) / A_full.norm(dim=1).clamp(min=1e-300)
-    if bool((tie <= 1e-10).any()):   # a_k in the row space of B: the equalities tie r and s, so
-                                     # a_k^T p >= 1 cannot hold
+    # a_k in the row space of B: the equalities tie r and s, so a_k^T p >= 1 cannot hold
+    if bool((tie <= 1e-10).any()):
         k = int(tie.argmin()); w = np.zeros(len(ip)); w[k] = 1.
         red = MaxMarginResult(False, None, w, ip, float('nan'), 0., float('nan'), float('nan'),
                               ip[k:k + 1], float(tie[k]))
@@ -313,19 +313,19 @@ def max_margin_sets(E, tokens, mask):
     return SetMaxMarginResult(full, ep, nu, float(np.abs(B @ pn).max()) if len(ep) else 0., stat)
 
 # %% ../../nbs/theory/03_max_margin.ipynb #3f4899db
-COS_CONVERGED = 0.999   # cos(p, p_mm) at or above which a run is called converged in direction (1 -
-                        # cos <= 1e-3)
+# cos(p, p_mm) at or above which a run is called converged in direction (1 - cos <= 1e-3)
+COS_CONVERGED = 0.999
 
 @dataclass
 class LocalOptimality:
     """Tarzanagh et al.'s local optimality of a selection: no tight position j of X with h_{x_j} >=
     h_{r(X)}."""
     locally_optimal: bool
-    n_tight: int                # tight (sequence, position) pairs: (E_r - E_{x_j})^T p_mm within
-                                # tol of 1
+    # tight (sequence, position) pairs: (E_r - E_{x_j})^T p_mm within tol of 1
+    n_tight: int
     n_violating: int            # ... of which h_{x_j} >= h_{r(X)}
-    worst: tuple | None         # (sequence, r, s, h_r - h_s) of the violation with the largest h_s
-                                # - h_r; None if none
+    # (sequence, r, s, h_r - h_s) of the violation with the largest h_s - h_r; None if none
+    worst: tuple | None
     def summary(self):
         "One line of text."
         if self.locally_optimal:
@@ -344,8 +344,8 @@ def local_optimality(E, v, tokens, labels, sel, p_mm, tol=1e-6):
     other = m & (t != sel[:, None])
     marg = z[sel][:, None] - z[t.clamp(min=0)]
     lo = marg[other].min().item() if other.any() else 1.
-    if abs(lo - 1) > tol:            # the premise: p_mm solves this selection's max-margin problem
-                                     # (min margin exactly 1)
+    # the premise: p_mm solves this selection's max-margin problem (min margin exactly 1)
+    if abs(lo - 1) > tol:
         raise ValueError(f"p_mm is not the max-margin solution of this selection: its smallest "
                          f"margin is {lo:.6g}, not 1 "
                          f"({'a constraint is violated' if lo < 1 else 'no constraint is tight'}); "

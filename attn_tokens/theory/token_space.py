@@ -7,7 +7,7 @@ __all__ = ['RowSpace', 'Basis']
 
 # %% ../../nbs/theory/03e_token_space.ipynb #e3924d58
 import torch
-from .stage2 import p_hessian
+from .integrators import p_hessian
 
 # %% ../../nbs/theory/03e_token_space.ipynb #f3353825
 class RowSpace:
@@ -25,7 +25,7 @@ class RowSpace:
         "K = Q^T H Q (k x k): `p_hessian` on the embeddings Et at c = Q^T p; H = Q K Q^T."
         return p_hessian(self.Et, u, self.coords(p), tokens, labels)
     def hessian_eigh(self, u, p, tokens, labels):
-        """(lam, QW): the eigenpairs of H on range(Q), K = W diag(lam) W^T; `gd_p.FlowStep(lam, QW)`
+        """(lam, QW): the eigenpairs of H on range(Q), K = W diag(lam) W^T; `FlowStep(lam, QW)`
         is the flow's step."""
         lam, W = torch.linalg.eigh(self.hessian(u, p, tokens, labels))
         return lam, Basis(self.Q, W)
