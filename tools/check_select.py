@@ -74,11 +74,14 @@ def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> 
 
 
 def run_select(*args, env=None):
-    "Run `python -m attn_tokens.cli select ARGS`; (exit status, seconds, output)."
-    t0 = time.time()
+    "Run `python -m attn_tokens.cli select ARGS`; (exit status, wall seconds, output, CPU seconds)."
+    import resource
+    t0, c0 = time.time(), resource.getrusage(resource.RUSAGE_CHILDREN)
     r = subprocess.run([sys.executable, '-m', 'attn_tokens.cli', 'select', *map(str, args)], capture_output=True,
                        text=True, env={**os.environ, 'HF_HUB_OFFLINE': '1', **(env or {})})
-    return r.returncode, time.time() - t0, r.stdout + r.stderr
+    c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = c1.ru_utime + c1.ru_stime - c0.ru_utime - c0.ru_stime
+    return r.returncode, time.time() - t0, r.stdout + r.stderr, cpu
 
 
 def bench():
@@ -91,10 +94,10 @@ def bench():
     for name, src, limit in (('IMDB, 25,000 reviews', data/'imdb'/'train.parquet', 180),
                              ('Yelp sentences, 10,000', tmp/'yelp_sentences_10k.csv', 60)):
         load0 = os.getloadavg()
-        code, secs, out = run_select(src, '--out', tmp/'out', '--force', '--no-progress',
-                                     env={'ATTN_TOKENS_CACHE': str(tmp/'cache')})   # cold token cache
-        print(f"{name}: exit {code}, {secs:.1f} s (limit {limit} s), load average before "
-              f"{load0[0]:.2f}, after {os.getloadavg()[0]:.2f}")
+        code, secs, out, cpu = run_select(src, '--out', tmp/'out', '--force', '--no-progress',
+                                          env={'ATTN_TOKENS_CACHE': str(tmp/'cache')})   # cold token cache
+        print(f"{name}: exit {code}, {secs:.1f} s wall (limit {limit} s), {cpu:.1f} CPU s on "
+              f"{os.cpu_count()} cores, load average before {load0[0]:.2f}, after {os.getloadavg()[0]:.2f}")
         print('   ' + '\n   '.join(out.strip().splitlines()[-4:]))
 
 
@@ -115,7 +118,7 @@ def main():
         tmp = Path(tempfile.mkdtemp(prefix='check_select_'))
         texts, labels = planted_sentences(1500, seed=3)
         pd.DataFrame({'text': texts, 'label': labels}).to_csv(tmp/'planted.csv', index=False)
-        code, secs, out = run_select(tmp/'planted.csv', '--out', tmp/'out', '--no-progress')
+        code, secs, out, _ = run_select(tmp/'planted.csv', '--out', tmp/'out', '--no-progress')
         print(out.strip())
         if code: probs.append(f'attn-tokens select exited {code}')
         page = tmp/'out'/'report.html'

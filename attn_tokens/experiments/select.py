@@ -189,7 +189,7 @@ def _load_files(fmt, groups, sep, encoding, where):
     finally:
         if quiet: datasets.enable_progress_bars()
 
-# %% ../../nbs/experiments/09_select.ipynb #1177658c
+# %% ../../nbs/experiments/09_select.ipynb #def46a60
 def read_data(data, text_column='text', label_column='label', encoding='utf-8',
               data_dir=None) -> Source:
     """Texts and labels of DATA: a csv/tsv/json lines/parquet file or a folder of them, one of the
@@ -221,6 +221,9 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
         raise DataError(f"DATA {str(data)!r} is not a file or folder, not one of the package's "
                         f"data sets, and the Hub could not give it ({str(e)[:200]}); check the "
                         f"name or the path") from None
+    if 'train' not in ds:
+        raise DataError(f"Hub data set {str(data)!r} has no 'train' split (it has "
+                        f"{', '.join(ds)}); give a data set with one")
     names = getattr(ds['train'].features.get(label_column), 'names', None)
     splits = {s: ds[s] for s in ('train', 'test') if s in ds}
     return Source(_columns(splits, data, text_column, label_column), 'hub', str(data), names)
