@@ -228,7 +228,7 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
     splits = {s: ds[s] for s in ('train', 'test') if s in ds}
     return Source(_columns(splits, data, text_column, label_column), 'hub', str(data), names)
 
-# %% ../../nbs/experiments/09_select.ipynb #e3b59f38
+# %% ../../nbs/experiments/09_select.ipynb #96bc40c7
 def check_settings(s: dict) -> dict:
     """The settings of a run, checked before any work (ValueError naming the setting and the fix);
     unknown keys refused."""
@@ -246,7 +246,7 @@ def check_settings(s: dict) -> dict:
     return s
 
 def data_fingerprint(*splits) -> str:
-    "SHA-256 of the (text, label) rows of the splits, in order (what the run trained and tested on)."
+    "SHA-256 of the (text, label) rows of the splits, in order (what a run trained and tested on)."
     h = hashlib.sha256()
     for texts, labels in splits:
         for t, y in zip(texts, labels):
@@ -327,7 +327,7 @@ class Highlight:
         return ' '.join(out)
     def _repr_html_(self): return f'<p style="line-height: 1.9">{self.html()}</p>'
 
-# %% ../../nbs/experiments/09_select.ipynb #701deb4e
+# %% ../../nbs/experiments/09_select.ipynb #166da807
 @dataclass
 class SelectResult:
     "What `select_tokens` found: the token table, the trained model and what it was trained on."
@@ -338,7 +338,7 @@ class SelectResult:
     settings: dict
     train_data: object            # TokenData
     test_data: object
-    test_texts: list              # the test texts, row i of test_data is test_texts[test_data.idx[i]]
+    test_texts: list              # row i of test_data is test_texts[test_data.idx[i]]
     numbers: dict                 # accuracy, shape statistics, sizes, times
     claims: list
     fingerprint: str
@@ -386,7 +386,7 @@ def _prepare(texts, labels, test_texts, test_labels, seed, skip_empty, where):
     return ((texts, [k[y] for y in labels]), (test_texts, [k[y] for y in test_labels]), classes,
             n_empty, held)
 
-# %% ../../nbs/experiments/09_select.ipynb #54ca2248
+# %% ../../nbs/experiments/09_select.ipynb #973b74f2
 def fit_model(tr, s: dict, progress=True) -> tuple:
     """(model, TrainResult, numbers) trained on `tr` with the settings `s`. 'one-step': the paper's
     two stages as the one-step protocol runs them, one GD step on E of size eta0* (`eta0_rule`),
@@ -407,7 +407,7 @@ def fit_model(tr, s: dict, progress=True) -> tuple:
     return model, train(model, tr.tokens, tr.labels, cfg), {
         k: rule[k] for k in ('eta0', 'F', 'alpha_q', 'n_important')}
 
-# %% ../../nbs/experiments/09_select.ipynb #8c7bf5a7
+# %% ../../nbs/experiments/09_select.ipynb #598694fb
 def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empty=False,
                   progress=True, cache=True, where='data', class_names=None,
                   **settings) -> SelectResult:
@@ -442,7 +442,7 @@ def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empt
         test_loss=test_loss, steps=res.steps, best_step=res.best_step, stop_reason=res.stop_reason,
         val_acc=res.val_acc, seconds_tokenise=t1 - t0, seconds_train=res.seconds, **info))
 
-# %% ../../nbs/experiments/09_select.ipynb #9ad25c30
+# %% ../../nbs/experiments/09_select.ipynb #f4e913fb
 def token_table(model, data, classes) -> tuple:
     """(the tokens.csv table as a pandas DataFrame, highest E_s^T p first; the token statistics):
     count, importance, E_s^T v, E_s^T p and the selected share of every token of `data`."""
@@ -481,7 +481,7 @@ def _result(model, vocab, classes, s, tr, te, tex, fp, where, numbers) -> Select
     numbers['shape'] = st
     return SelectResult(table, model, vocab, classes, s, tr, te, tex, numbers, claims, fp)
 
-# %% ../../nbs/experiments/09_select.ipynb #5e8f1935
+# %% ../../nbs/experiments/09_select.ipynb #dff82704
 def planted_sentences(n: int = 2000, seed: int = 0, share: float = 0.3, n_words: int = 400,
                       words=('zorbly', 'quimset', 'plonk')) -> tuple:
     """(texts, labels 'positive'/'negative') of `n` made-up sentences: words drawn by a Zipf law,
@@ -500,7 +500,7 @@ def planted_sentences(n: int = 2000, seed: int = 0, share: float = 0.3, n_words:
         texts.append(' '.join(w).capitalize() + '.'); labels.append('positive' if y else 'negative')
     return texts, labels
 
-# %% ../../nbs/experiments/09_select.ipynb #c34dd9aa
+# %% ../../nbs/experiments/09_select.ipynb #c7cbd2e7
 def figures(r: SelectResult) -> dict:
     """The paper's Figure 1 on this data (analysis.plot_importance): title -> PNG bytes. Two
     classes: E_s^T v and E_s^T p against P(1|s) - P(0|s); K: centred E_s^T v_k and E_s^T p against
@@ -517,16 +517,17 @@ def figures(r: SelectResult) -> dict:
         lo, imp = -1 / (len(r.classes) - 1), ts.importance
         sv = sc['v'] - sc['v'].mean(1, keepdim=True)
         panels = lambda y: {f'{c}': (imp[:, k], y(k)) for k, c in enumerate(r.classes)}
+        xl = 'importance of s for the class'
         figs = {'centred E_s^T v_k against the importance for class k': plot_importance(
-                    None, panels(lambda k: sv[:, k]), xlabel='importance of s for the class', lo=lo),
+                    None, panels(lambda k: sv[:, k]), xlabel=xl, lo=lo),
                 'E_s^T p against the importance for class k': plot_importance(
-                    None, panels(lambda k: sc['p']), xlabel='importance of s for the class', lo=lo)}
+                    None, panels(lambda k: sc['p']), xlabel=xl, lo=lo)}
     out = {}
     for t, f in figs.items():
         b = io.BytesIO(); f.savefig(b, format='png', dpi=100); plt.close(f); out[t] = b.getvalue()
     return out
 
-# %% ../../nbs/experiments/09_select.ipynb #21657849
+# %% ../../nbs/experiments/09_select.ipynb #3160ff07
 _CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;
 text-align:left}.tok{border-radius:3px;padding:0 1px}.oov{color:#999}.ex{line-height:1.9;
@@ -545,7 +546,7 @@ def examples(r: SelectResult, n: int = N_EXAMPLES, seed=None) -> list:
     return [(int(r.test_data.idx[i]), r.highlight(r.test_texts[int(r.test_data.idx[i])]),
              r.classes[int(r.test_data.labels[i])]) for i in rows]
 
-# %% ../../nbs/experiments/09_select.ipynb #6a90538e
+# %% ../../nbs/experiments/09_select.ipynb #063badad
 def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
     "The self-contained report page (figures inline as base64 PNG, no script, no network)."
     e, nb = html.escape, r.numbers
@@ -583,7 +584,7 @@ def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
             f'select: {e(source)}</title><style>{_CSS}</style></head><body>'
             + '\n'.join(parts) + '</body></html>\n')
 
-# %% ../../nbs/experiments/09_select.ipynb #bb24c4fd
+# %% ../../nbs/experiments/09_select.ipynb #d8bfd112
 def results(r: SelectResult, source: dict | None = None) -> dict:
     "The contents of results.json: settings, data fingerprint, accuracy, shape claims, numbers."
     return {'settings': r.settings, 'defaults_rule': DEFAULTS_RULE,
@@ -627,7 +628,7 @@ def save(r: SelectResult, out, force=False, source: dict | None = None) -> Path:
                               'results.json': json.dumps(files.json_safe(results(r, source)),
                                                          indent=1, allow_nan=False) + '\n'})
 
-# %% ../../nbs/experiments/09_select.ipynb #ae9d492b
+# %% ../../nbs/experiments/09_select.ipynb #f7a94ef5
 def cli_parser(p):
     "Declare the arguments of `attn-tokens select`."
     D = DEFAULTS
@@ -645,20 +646,21 @@ def cli_parser(p):
     p.add_argument('--train', choices=tuple(TRAIN_RULES), default=DEFAULTS['train'],
                    help="one-step: the paper's two stages (one GD step on E, then p and v); full: "
                         "all of E, p, v with Adam (default one-step; K > 2 classes: full)")
-    for k, kind, what in (('min_count', positive_int, 'words seen fewer times are left out'),
-                          ('max_size', positive_int, 'most words in the vocabulary (default: no limit)'),
-                          ('max_len', positive_int, 'words of each text the model reads'),
-                          ('d', positive_int, 'embedding dimension'),
-                          ('lr', positive_float, 'Adam learning rate (default: the rule of --train)'),
-                          ('steps', positive_int, 'most training steps (default: that rule)'),
-                          ('seed', seed_int, 'seed of the split, the initialisation, the '
-                           'examples')):
+    for k, kind, what in (
+            ('min_count', positive_int, 'words seen fewer times are left out'),
+            ('max_size', positive_int, 'most words in the vocabulary (default: no limit)'),
+            ('max_len', positive_int, 'words of each text the model reads'),
+            ('d', positive_int, 'embedding dimension'),
+            ('lr', positive_float, 'Adam learning rate (default: the rule of --train)'),
+            ('steps', positive_int, 'most training steps (default: that rule)'),
+            ('seed', seed_int, 'seed of the split, the initialisation, the examples')):
         flag = '--max-vocab' if k == 'max_size' else f"--{k.replace('_', '-')}"
-        p.add_argument(flag, dest=k, type=kind, default=D[k], help=what if D[k] is None else f'{what} (default {D[k]})')
+        p.add_argument(flag, dest=k, type=kind, default=D[k],
+                       help=what if D[k] is None else f'{what} (default {D[k]})')
     p.add_argument('--no-progress', action='store_true', help='no progress bars')
     return p
 
-# %% ../../nbs/experiments/09_select.ipynb #ed093388
+# %% ../../nbs/experiments/09_select.ipynb #d30c39e4
 def cli_run(args):
     "Run `attn-tokens select`: check everything, read, train, measure, write OUT; exit status 0."
     check_out(args.out, args.force)                     # before any work
