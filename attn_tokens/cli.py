@@ -17,6 +17,9 @@ SUBCOMMANDS = {
     'reproduce': ('attn_tokens.experiments.reproduce',
                   "rerun the paper's and the rebuttal's experiments; write figures, results.json "
                   "and report.md"),
+    'select': ('attn_tokens.experiments.select',
+               'train the model on your labelled texts; write the tokens attention selects, '
+               'figures and a highlighted report page'),
 }
 
 # %% ../nbs/infra/09_cli.ipynb #554a076d

@@ -30,6 +30,7 @@ docs_args=(--summary .test-summary); [ "${CI:-}" = "true" ] && docs_args+=(--che
 python tools/build_docs.py "${docs_args[@]}" || status=1
 echo "== documentation: browser check of _docs/ (headless Chromium; screenshots in artifacts/screenshots/)"
 python tools/check_site.py --summary .test-summary || status=1
+python tools/check_select.py --summary .test-summary || status=1   # attn-tokens select + its page in Chromium
 
 # every step's summary, then the notebooks' line last
 grep -v '^notebooks:' .test-summary || true
