@@ -508,6 +508,8 @@ def _cli_run(args):
     if S['diagnosis'] != 'converged':
         print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}",
               file=sys.stderr)
+    from attn_tokens.theory.beyond import verdicts_block  # lazy: no import cycle with beyond
+    S['verdicts'] = verdicts_block(res, data.tokens, data.labels)
     if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
     print(json.dumps(S, allow_nan=False))
     return 0
