@@ -3,9 +3,9 @@ p_mm, per (token set, d, stage-1 rule), over init seeds. Unlike tools/d_sweep.py
 are multiples of the exact threshold (which falls like d^(-1/2), so its trend with d is confounded
 with eta0), the rules here hold eta0 fixed or tie it to Corollary E's a-priori bound eta*:
   abs440: eta0 = 440 (the stalled d = 2048 runs of 03d);  1.2xE, 3.6xE: eta0 = 1.2 / 3.6 x eta*.
-Fixed before any run. Per run: the reached kind, cos to the arg-max and the reached selection's p_mm,
-eta0/eta*, local_optimality and strict_multipliers of the reached selection, the instability number
-N_v, the loss's monotonicity, and the number of sequences that select no relevant token.
+Fixed before any run. Per run: the reached kind, cos to the arg-max and the reached selection's
+p_mm, eta0/eta*, local_optimality and strict_multipliers of the reached selection, the instability
+number N_v, the loss's monotonicity, and the number of sequences that select no relevant token.
 Written to OUT.json atomically after every run; a rerun with the same OUT skips the runs done.
 Usage: nice -n 19 python tools/eta0_window.py OUT.json [--quick]
 (read by nbs/theory/03f_large_d.ipynb)"""

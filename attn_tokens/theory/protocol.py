@@ -510,6 +510,8 @@ def _cli_run(args):
               file=sys.stderr)
     from attn_tokens.theory.beyond import verdicts_block  # lazy: no import cycle with beyond
     S['verdicts'] = verdicts_block(res, data.tokens, data.labels)
-    if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
+    if out is not None:                                    # OUT.npz's summary: the printed one
+        arr = result_arrays(res) | dict(summary=np.array(json.dumps(S, allow_nan=False)))
+        save_npz(out, arr); S['out'] = str(out)
     print(json.dumps(S, allow_nan=False))
     return 0
