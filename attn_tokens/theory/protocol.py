@@ -549,6 +549,10 @@ def _cli_run(args):
     if S['diagnosis'] != 'converged':
         print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}",
               file=sys.stderr)
-    if out is not None: save_npz(out, result_arrays(res)); S['out'] = str(out)
+    from attn_tokens.theory.beyond import verdicts_block  # lazy: no import cycle with beyond
+    S['verdicts'] = verdicts_block(res, data.tokens, data.labels)
+    if out is not None:                                    # OUT.npz's summary: the printed one
+        arr = result_arrays(res) | dict(summary=np.array(json.dumps(S, allow_nan=False)))
+        save_npz(out, arr); S['out'] = str(out)
     print(json.dumps(S, allow_nan=False))
     return 0
