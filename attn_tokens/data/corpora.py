@@ -194,6 +194,11 @@ def check_local_copy(name: str, data_dir=None) -> Optional[dict]:
     _check_name(name)
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir, ('train', 'test'))
+    if files is not None and 'test' not in files:
+        raise ValueError(f"{files['train'].parent/'test.parquet'} is missing: a local copy needs "
+                         f"its test split too, on which the experiments are evaluated; write it "
+                         f"(write_local_copy), or move the folder {files['train'].parent} away to "
+                         f"use the Hub")
     for f in (files or {}).values(): _read_table(f, base, columns=('label',))
     return files
 
