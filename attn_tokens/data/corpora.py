@@ -189,8 +189,8 @@ def _read_table(f, name, columns=('text', 'label')):
     return tb
 
 def check_local_copy(name: str, data_dir=None) -> Optional[dict]:
-    """Before any work: the local copy of `name` that a run would read (`local_files`, train and
-    test when `data_dir` is given), its labels checked; its files, None if it has none."""
+    """Before any work: the local copy of `name` that a run would read (`local_files`), with train
+    and test splits that are not empty, its labels checked; its files, None if it has none."""
     _check_name(name)
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir, ('train', 'test'))
@@ -199,7 +199,11 @@ def check_local_copy(name: str, data_dir=None) -> Optional[dict]:
                          f"its test split too, on which the experiments are evaluated; write it "
                          f"(write_local_copy), or move the folder {files['train'].parent} away to "
                          f"use the Hub")
-    for f in (files or {}).values(): _read_table(f, base, columns=('label',))
+    for s, f in (files or {}).items():
+        if not _read_table(f, base, columns=('label',)).num_rows:
+            raise ValueError(f"{f} holds no rows: a run has nothing to "
+                             f"{'train on' if s == 'train' else 'evaluate on'} in split {s!r}; "
+                             f"write the split with its texts and labels (write_local_copy)")
     return files
 
 def _read_local(files: dict, name):
