@@ -131,6 +131,7 @@ def _class_names(schema, f, name) -> Optional[list]:
         meta = json.loads((schema.metadata or {}).get(b'huggingface', b'{}'))
         names = meta.get('info', {}).get('features', {}).get('label', {}).get('names')
     except (ValueError, AttributeError): names = None      # not the datasets library's metadata
+    if not isinstance(names, list): names = None
     if names is not None and len(names) != N_CLASSES[name]:
         raise ValueError(f"{f}: its schema metadata names {len(names)} classes {names[:8]}, but "
                          f"{name} has {N_CLASSES[name]}; this file is not a copy of {name}: "
