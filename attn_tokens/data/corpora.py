@@ -10,13 +10,15 @@ from typing import Optional, Sequence
 from urllib.parse import urlparse
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ..engine.core import check_labels
 from ..infra.files import DATA_ENV, atomic_write, check_output, env_flag
 
 # %% auto #0
-__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'DatasetUnavailableError', 'local_files', 'hub_status',
-           'load_text_dataset', 'write_local_copy', 'corpus_source']
+__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'N_CLASSES', 'SPLITS', 'DatasetUnavailableError', 'DataDirError',
+           'check_data_dir', 'local_files', 'hub_status', 'check_local_copy', 'load_text_dataset', 'write_local_copy',
+           'corpus_source']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
 HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity',
@@ -25,28 +27,68 @@ LOCAL_ONLY = ('yelp_sentences', 'yelp_pool')     # yelp_pool: a pool of real Yel
                                                  # official split (data README)
 DERIVED = {'yelp_review_full_binary': 'yelp_review_full', 'yelp_pool_binary': 'yelp_pool'}
 KNOWN_DATASETS = tuple(HUB_IDS) + LOCAL_ONLY + tuple(DERIVED)
+N_CLASSES = {'imdb': 2, 'yelp_polarity': 2, 'yelp_review_full': 5, 'yelp_sentences': 2,
+             'yelp_pool': 5}                     # of each data set with files of its own
+SPLITS = ('train', 'validation', 'test')         # not e.g. yelp_pool's *_provenance files
 
 class DatasetUnavailableError(FileNotFoundError):
     "The dataset has no local copy and the Hub cannot be used."
+
+class DataDirError(ValueError):
+    "A data folder given explicitly (`--data-dir`, `data_dir=`) does not hold the data asked for."
 
 def _check_name(name):
     if name not in KNOWN_DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known names: {', '.join(KNOWN_DATASETS)}.")
 
-def local_files(name, data_dir=None) -> Optional[dict]:
-    """Split -> parquet file of the first local copy of `name` (data_dir, then $ATTN_TOKENS_DATA),
-    or None."""
-    for root in (data_dir, os.environ.get(DATA_ENV)):
-        if not root: continue
-        d = Path(root).expanduser()/name
-        found = sorted(d.glob('*.parquet'),
-                       key=lambda f: (f.stem != 'train', f.stem != 'test',
-                                      f.stem)) if d.is_dir() else []
-        # not e.g. yelp_pool's *_provenance
-        files = {f.stem: f for f in found if f.stem in ('train', 'validation', 'test')}
-        if 'train' in files: return files
-    return None
+def _split_files(folder: Path, name) -> dict:
+    "Split -> parquet file of `folder/name` (train first, then test), {} if there is none."
+    d = folder/name
+    found = sorted(d.glob('*.parquet'), key=lambda f: (f.stem != 'train', f.stem != 'test',
+                                                       f.stem)) if d.is_dir() else []
+    return {f.stem: f for f in found if f.stem in SPLITS}
 
+# %% ../../nbs/data/01a_corpora.ipynb #a7d2f001
+def _given_folder(data_dir) -> Path:
+    "The folder given as `data_dir`; an empty name is refused (a shell variable left unset)."
+    if not str(data_dir).strip():
+        raise DataDirError(f"data_dir={str(data_dir)!r} (--data-dir) names no folder; give the "
+                           f"folder holding <name>/train.parquet, or leave it out to use "
+                           f"${DATA_ENV}")
+    return Path(data_dir).expanduser()
+
+def check_data_dir(data_dir, names, splits=('train', 'test')) -> Path:
+    """The folder `data_dir`, given explicitly, holding the `splits` of every data set of `names`
+    (a derived one: of the one it is derived from); else one DataDirError naming the folder and
+    every missing file, and the fix."""
+    folder = _given_folder(data_dir)
+    bases = list(dict.fromkeys(DERIVED.get(n, n) for n in names))
+    for n in bases: _check_name(n)
+    if not folder.is_dir():
+        what = 'does not exist' if not folder.exists() else 'is not a folder'
+    else:
+        miss = [str(folder/n/f'{s}.parquet') for n in bases for s in splits
+                if s not in _split_files(folder, n)]
+        if not miss: return folder
+        what = f"lacks {', '.join(miss)}"
+    raise DataDirError(
+        f"the data folder {folder} (--data-dir, data_dir=) {what}; the data asked for "
+        f"({', '.join(bases)}) are read from that folder only, never from ${DATA_ENV} or the Hub "
+        f"instead. Fix: check the folder's name, put the missing split files there "
+        f"(attn_tokens.data.corpora.write_local_copy), or give no folder to use ${DATA_ENV} (then "
+        f"the Hub, or a skip, for a data set it lacks)")
+
+def local_files(name, data_dir=None, splits=('train',)) -> Optional[dict]:
+    """Split -> parquet file of the local copy of `name`: from `data_dir` when it is given (it must
+    hold the `splits`: else DataDirError), else from $ATTN_TOKENS_DATA when that holds
+    `name/train.parquet`, else None."""
+    if data_dir is not None:
+        return _split_files(check_data_dir(data_dir, [name], splits), name)
+    root = os.environ.get(DATA_ENV)
+    files = _split_files(Path(root).expanduser(), name) if root else {}
+    return files if 'train' in files else None
+
+# %% ../../nbs/data/01a_corpora.ipynb #a7d2f002
 _HUB_OK = {}
 def hub_status(timeout: float = 3.) -> Optional[str]:
     "None if the Hub looks usable, else why not (offline env var, or host not reachable)."
@@ -62,18 +104,19 @@ def hub_status(timeout: float = 3.) -> Optional[str]:
         except OSError as e: _HUB_OK[host] = f"unreachable ({host}:443: {e})"
     return _HUB_OK[host]
 
-def _unavailable(name, data_dir, why, hub_id=None):
-    looked = (f"data_dir={str(data_dir) if data_dir else None!r}, "
-              f"${DATA_ENV}={os.environ.get(DATA_ENV)!r}")
+def _unavailable(name, why, hub_id=None):
+    env = os.environ.get(DATA_ENV)
+    gone = ' (no such folder)' if env and not Path(env).expanduser().is_dir() else ''
     hub = (
         f"the Hugging Face Hub is {why}, so datasets.load_dataset({hub_id!r}) cannot download it"
         if hub_id
         else "it has no Hub id (local copy only)"
     )
     return DatasetUnavailableError(
-        f"dataset {name!r} is not available: no local copy ({looked}; looked for "
-        f"<folder>/{name}/train.parquet) and {hub}. Fix: set the environment variable {DATA_ENV} "
-        f"to a folder holding {name}/train.parquet and {name}/test.parquet"
+        f"dataset {name!r} is not available: no local copy (no data folder given, "
+        f"${DATA_ENV}={env!r}{gone}; looked for <folder>/{name}/train.parquet) and {hub}. Fix: "
+        f"pass the folder holding {name}/train.parquet and {name}/test.parquet (--data-dir, "
+        f"data_dir=) or set the environment variable {DATA_ENV} to it"
         + (f", or go online so that the Hub id {hub_id!r} can be downloaded." if hub_id else "."))
 
 # %% ../../nbs/data/01a_corpora.ipynb #901f5d11
@@ -81,45 +124,104 @@ _COPY_FIX = ("write the copy again with attn_tokens.data.corpora.write_local_cop
              "split, texts, labels, label_names), which stores a text per row, labels as integers "
              "0..K-1 and the class names")
 
-def _read_table(f):
-    """The parquet file `f` of a local copy, checked: a string column 'text' without nulls, an
-    integer column 'label' without nulls."""
-    try: tb = pq.read_table(f)
+def _class_names(schema, f, name) -> Optional[list]:
+    """The `ClassLabel` names in the schema metadata of file `f` (None if it has none); their
+    number must be the classes of `name`."""
+    try:
+        meta = json.loads((schema.metadata or {}).get(b'huggingface', b'{}'))
+        names = meta.get('info', {}).get('features', {}).get('label', {}).get('names')
+    except (ValueError, AttributeError): names = None      # not the datasets library's metadata
+    if not isinstance(names, list): names = None
+    if names is not None and len(names) != N_CLASSES[name]:
+        raise ValueError(f"{f}: its schema metadata names {len(names)} classes {names[:8]}, but "
+                         f"{name} has {N_CLASSES[name]}; this file is not a copy of {name}: "
+                         f"{_COPY_FIX}")
+    return names
+
+def _check_label_range(col, K, f, split, names=None):
+    """Labels `col` (a pyarrow integer column) in 0..K-1, compared in their own type (a uint64
+    2**64 - 1 stays itself); else the file, the split, the values and the fix."""
+    if not len(col): return
+    mm = pc.min_max(col)
+    lo, hi = mm['min'].as_py(), mm['max'].as_py()
+    if lo >= 0 and hi < K: return
+    typed = lambda x: pa.scalar(x, col.type)        # compared in the column's own type
+    bad = pc.greater_equal(col, typed(K))
+    if lo < 0: bad = pc.or_(bad, pc.less(col, typed(0)))
+    first = pc.index(bad, True).as_py()
+    if lo >= 1 and hi == K:
+        hint = (f"they run 1..{K}, one above the class indices 0..{K - 1} (e.g. star ratings "
+                f"1..5 stored as they are); they are not shifted here: store label - 1")
+    else:
+        hint = (f"labels must be class indices 0..{K - 1}"
+                + (f" ({', '.join(map(str, names))})" if names else '') + "; correct them")
+    raise ValueError(f"{f} (split {split!r}): {pc.sum(bad).as_py()} label(s) outside 0..{K - 1}, "
+                     f"the {K} classes of this data set: values from {lo} to {hi}, the first in "
+                     f"row {first}; {hint}, or {_COPY_FIX}")
+
+def _read_table(f, name, columns=('text', 'label')):
+    """The parquet file `f` of a local copy of `name`, checked: a string column 'text' without
+    nulls, an integer column 'label' without nulls, in the classes 0..K-1 of `name`."""
+    try:
+        schema = pq.read_schema(f)
+        have = set(schema.names)
+        tb = pq.read_table(f, columns=[c for c in columns if c in have])
     except (OSError, pa.ArrowException) as e:
         raise ValueError(
             f"{f}: not a readable parquet file ({str(e)[:200]}); {_COPY_FIX}"
         ) from None
     for c in ('text', 'label'):
-        if c not in tb.column_names:
-            raise ValueError(f"{f}: no column {c!r} (found {tb.column_names}); {_COPY_FIX}")
-    t, l = tb.schema.field('text').type, tb.schema.field('label').type
+        if c not in have:
+            raise ValueError(f"{f}: no column {c!r} (found {schema.names}); {_COPY_FIX}")
+    t, l = schema.field('text').type, schema.field('label').type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)):
         raise ValueError(f"{f}: column 'text' has type {t}, not strings; {_COPY_FIX}")
     if not pa.types.is_integer(l):
         ex = next((x for x in tb.column('label').to_pylist() if x is not None), None)
         raise ValueError(f"{f}: column 'label' has type {l} (e.g. {ex!r}), not integers 0..K-1; "
                          f"{_COPY_FIX}")
-    for c in ('text', 'label'):
+    for c in columns:
         if (k := tb.column(c).null_count):
-            first = next(i for i, x in enumerate(tb.column(c).to_pylist()) if x is None)
+            first = pc.index(pc.is_null(tb.column(c)), True).as_py()
             raise ValueError(f"{f}: column {c!r} has {k} missing (null) entries, the first in row "
                              f"{first}; drop those rows or {_COPY_FIX}")
+    _check_label_range(tb.column('label'), N_CLASSES[name], f, Path(f).stem,
+                       _class_names(schema, f, name))
     return tb
 
-def _read_local(files: dict):
-    import datasets
-    return datasets.DatasetDict({s: datasets.Dataset(_read_table(f)) for s, f in files.items()})
+def check_local_copy(name: str, data_dir=None) -> Optional[dict]:
+    """Before any work: the local copy of `name` that a run would read (`local_files`), with train
+    and test splits that are not empty, its labels checked; its files, None if it has none."""
+    _check_name(name)
+    base = DERIVED.get(name, name)
+    files = local_files(base, data_dir, ('train', 'test'))
+    if files is not None and 'test' not in files:
+        raise ValueError(f"{files['train'].parent/'test.parquet'} is missing: a local copy needs "
+                         f"its test split too, on which the experiments are evaluated; write it "
+                         f"(write_local_copy), or move the folder {files['train'].parent} away to "
+                         f"use the Hub")
+    for s, f in (files or {}).items():
+        if not _read_table(f, base, columns=('label',)).num_rows:
+            raise ValueError(f"{f} holds no rows: a run has nothing to "
+                             f"{'train on' if s == 'train' else 'evaluate on'} in split {s!r}; "
+                             f"write the split with its texts and labels (write_local_copy)")
+    return files
 
-def _from_hub(name, data_dir):
+def _read_local(files: dict, name):
+    import datasets
+    return datasets.DatasetDict({s: datasets.Dataset(_read_table(f, name))
+                                 for s, f in files.items()})
+
+def _from_hub(name):
     import datasets
     hub_id = HUB_IDS[name]
     why = hub_status()
     if why is not None and not datasets.config.HF_HUB_OFFLINE:
-        raise _unavailable(name, data_dir, why, hub_id)
+        raise _unavailable(name, why, hub_id)
     try: ds = datasets.load_dataset(hub_id)
     except Exception as e:
         if why is None: raise
-        raise _unavailable(name, data_dir, why, hub_id) from e
+        raise _unavailable(name, why, hub_id) from e
     return datasets.DatasetDict({s: ds[s] for s in ('train', 'test') if s in ds})
 
 # %% ../../nbs/data/01a_corpora.ipynb #7e741ef2
@@ -132,7 +234,7 @@ def _binary_view(ds):
     for s, d in ds.items():
         cols = d[:]                                   # both columns at once (d['text'] is read row
                                                       # by row)
-        lab = np.asarray(cols['label'])
+        lab = np.asarray(cols['label'], dtype=np.int64)
         keep = np.flatnonzero(lab != 2)
         text = [cols['text'][i] for i in keep]
         out[s] = datasets.Dataset.from_dict({'text': text,
@@ -141,14 +243,14 @@ def _binary_view(ds):
     return datasets.DatasetDict(out)
 
 def load_text_dataset(name: str, data_dir=None):
-    """Load dataset `name` as a `datasets.DatasetDict` with `text` and `label` (local folder,
-    $ATTN_TOKENS_DATA, then Hub)."""
+    """Load dataset `name` as a `datasets.DatasetDict` with `text` and `label`: from the folder
+    `data_dir` when given (only from it), else from $ATTN_TOKENS_DATA, else from the Hub."""
     _check_name(name)
     if name in DERIVED: return _binary_view(load_text_dataset(DERIVED[name], data_dir))
     files = local_files(name, data_dir)
-    if files is not None: return _read_local(files)
-    if name in LOCAL_ONLY: raise _unavailable(name, data_dir, None)
-    return _from_hub(name, data_dir)
+    if files is not None: return _read_local(files, name)
+    if name in LOCAL_ONLY: raise _unavailable(name, None)
+    return _from_hub(name)
 
 # %% ../../nbs/data/01a_corpora.ipynb #0f6e2d3b
 def write_local_copy(folder, name: str, split: str, texts: Sequence[str], labels,
@@ -185,17 +287,15 @@ def corpus_source(name: str, data_dir=None):
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir)
     if files is not None: fp = {s: _file_sha(f) for s, f in files.items()}
-    elif base in LOCAL_ONLY: raise _unavailable(name, data_dir, None)
+    elif base in LOCAL_ONLY: raise _unavailable(name, None)
     else: fp = {'hub': HUB_IDS[base]}
     def load():
         if files is not None and name not in DERIVED:
             out = {}
             for s, f in files.items():
-                tb = _read_table(f)
-                meta = json.loads((tb.schema.metadata or {}).get(b'huggingface', b'{}'))
-                names = meta.get('info', {}).get('features', {}).get('label', {}).get('names')
-                lab = tb.column('label').to_numpy().astype(np.int64)
-                out[s] = (tb.column('text').to_pylist(), lab, len(names) if names else None)
+                tb = _read_table(f, name)                # labels checked in 0..K-1 there
+                lab = np.asarray(tb.column('label').to_numpy(), dtype=np.int64)
+                out[s] = (tb.column('text').to_pylist(), lab, N_CLASSES[name])
             return out
         ds = load_text_dataset(name, data_dir)
         cols = {s: d[:] for s, d in ds.items()}       # whole columns, not row by row

@@ -13,7 +13,7 @@ import numpy as np
 import torch
 from .corpora import corpus_source
 from .tokens import TokenData
-from ..infra.files import default_cache_dir, load_npz, save_npz
+from ..infra.files import CACHE_ENV, default_cache_dir, load_npz, save_npz
 
 # %% auto #0
 __all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized',
@@ -145,9 +145,10 @@ def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = 
     return pad_tokens(flat, lengths[keep], max_len), torch.from_numpy(keep)
 
 # %% ../../nbs/data/01b_text.ipynb #dd2c12c4
-CACHE_VERSION = 1
+CACHE_VERSION = 2           # 2: every metadata field inside the checksum (version 1 files: a miss)
 
-def _arrays_sha(arrays: dict) -> str:
+def _cache_sha(arrays: dict, meta: dict) -> str:
+    "SHA-256 of the arrays and of every metadata field but the checksum itself."
     h = hashlib.sha256()
     for k in sorted(arrays):
         a = np.ascontiguousarray(arrays[k])
@@ -155,33 +156,44 @@ def _arrays_sha(arrays: dict) -> str:
         h.update(str(a.dtype).encode())
         h.update(str(a.shape).encode())
         h.update(a.tobytes())
+    h.update(json.dumps({k: v for k, v in meta.items() if k != 'sha256'}, sort_keys=True).encode())
     return h.hexdigest()
 
 def _read_cache(path, key):
     """The cached arrays at `path` if the file is intact and made for `key`, else None (with a
     warning if it was bad)."""
-    if not path.exists(): return None
+    if not path.is_file(): return None
     try:
         arrays = load_npz(path, what='token cache')
         meta = json.loads(str(arrays.pop('meta')))
         ok = (
-            meta.get('version') == CACHE_VERSION
+            isinstance(meta, dict)
+            and meta.get('version') == CACHE_VERSION
             and meta.get('key') == key
-            and meta.get('sha256') == _arrays_sha(arrays)
+            and meta.get('sha256') == _cache_sha(arrays, meta)
         )
-        why = 'stale or corrupt (checksum/version mismatch)'
+        why = 'stale or corrupt (checksum/version mismatch of its arrays or metadata)'
     except Exception as e: ok, why = False, f'unreadable ({type(e).__name__}: {e})'
     if ok: return arrays, meta
     warnings.warn(f"token cache {path} is {why}; rebuilding it.")
     return None
+
+def _write_cache(path, arrays, meta):
+    """Write the cache file; a folder that cannot be written costs the cache only (one warning
+    naming it and $ATTN_TOKENS_CACHE), not the run."""
+    try: save_npz(path, dict(arrays, meta=np.array(json.dumps(meta))))
+    except OSError as e:
+        warnings.warn(f"the token cache cannot be written at {path} ({type(e).__name__}: "
+                      f"{e.strerror or e}): the data were tokenized without caching, and will be "
+                      f"again next time; set {CACHE_ENV} to a writable folder to cache them.")
 
 # %% ../../nbs/data/01b_text.ipynb #e263c384
 def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = None,
                    max_len: Optional[int] = None,
                    data_dir=None, cache: bool = True, tokenizer: Optional[Tokenizer] = None,
                    cache_dir=None):
-    """Tokenized (train, test) `TokenData` of dataset `name`, vocabulary built on train, cached on
-    disk."""
+    """Tokenized (train, test) `TokenData` of dataset `name` (test None if it has no test split),
+    vocabulary built on train, cached on disk."""
     tok = tokenizer or Tokenizer()
     fp, load = corpus_source(name, data_dir)
     spec = dict(version=CACHE_VERSION, name=name, source=fp, tokenizer=tok.config(),
@@ -190,9 +202,10 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
     path = Path(cache_dir or default_cache_dir())/f"{name}-{key}.npz"
     got = _read_cache(path, key) if cache else None
     if got is None:
-        arrays, meta = _tokenize_dataset(load(), tok, min_count, max_size)
-        meta.update(version=CACHE_VERSION, key=key, spec=spec, sha256=_arrays_sha(arrays))
-        if cache: save_npz(path, dict(arrays, meta=np.array(json.dumps(meta))))
+        arrays, meta = _tokenize_dataset(load(), tok, min_count, max_size, name)
+        meta.update(version=CACHE_VERSION, key=key, spec=spec)
+        meta['sha256'] = _cache_sha(arrays, meta)
+        if cache: _write_cache(path, arrays, meta)
     else: arrays, meta = got
     vocab = arrays['vocab'].tolist()
     out = []
@@ -207,7 +220,7 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
                              torch.from_numpy(arrays[f'{s}_idx'])))
     return tuple(out)
 
-def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
+def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size, name=''):
     """Tokenize every split, build the vocabulary on train, encode: the arrays to cache and their
     metadata."""
     wid = _new_word_ids()
@@ -216,6 +229,7 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
     counts = np.bincount(ids, minlength=len(wid))
     words = np.array(list(wid.keys()), dtype=str)
     sel = _select_vocab(words, counts, min_count, max_size)
+    if not len(sel): raise _empty_vocab(name, len(lengths), counts, min_count)
     table = np.full(len(wid), -1, dtype=np.int64); table[sel] = np.arange(len(sel))
     arrays = dict(vocab=words[sel], vocab_counts=counts[sel])
     K = max((k or 0) for _, _,
@@ -228,6 +242,16 @@ def _tokenize_dataset(splits: dict, tok: Tokenizer, min_count, max_size):
         arrays.update({f'{s}_flat': flat.astype(np.int32), f'{s}_lengths': new_len[keep],
                        f'{s}_labels': splits[s][1][keep], f'{s}_idx': keep.astype(np.int64)})
     return arrays, dict(n_classes=K, dropped=dropped)
+
+def _empty_vocab(name, n, counts, min_count) -> ValueError:
+    "The error of a training split that gives no vocabulary: what it holds, and the fix."
+    words = ('no word at all: every text is empty or holds only separators' if not counts.sum()
+             else f"{counts.sum()} words, none of them {min_count} times or more "
+                  f"(the most frequent: {counts.max()} times)")
+    return ValueError(f"{name or 'the data set'}: the vocabulary is empty, so there is nothing to "
+                      f"train on: its training split has {n} texts with {words}. Fix: check the "
+                      f"copy's 'text' column (e.g. write_local_copy), or lower min_count "
+                      f"(now {min_count}).")
 
 # %% ../../nbs/data/01b_text.ipynb #35c9c721
 def word_counts(name: str, data_dir=None, tokenizer: Optional[Tokenizer] = None) -> np.ndarray:

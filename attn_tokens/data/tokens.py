@@ -33,6 +33,24 @@ def _words(vocab, where) -> list:
         out.append(str(s))
     return out
 
+def _check_unsigned(tokens, where):
+    """Refuse unsigned token ids holding their type's largest value: there is no -1 in an unsigned
+    type, so that is how -1 padding reads once stored as one (uint8: 255, uint16: 65535)."""
+    t = tokens.dtype
+    if isinstance(tokens, torch.Tensor):
+        if t == torch.bool or t.is_floating_point or t.is_complex or t.is_signed: return
+        top = torch.iinfo(t).max
+    elif t.kind == 'u': top = np.iinfo(t).max
+    else: return
+    if top >= MAX_V: return           # uint32, uint64: core.check_tokens refuses it (beyond V)
+    if tokens.numel() if isinstance(tokens, torch.Tensor) else tokens.size:
+        if int(tokens.max()) == top:
+            w = f"{where}: " if where else ''
+            raise ValueError(f"{w}tokens have the unsigned type {str(t).replace('torch.', '')}, "
+                             f"which has no -1 for padding, and hold {top}, its largest value: "
+                             f"-1 padding stored as {str(t).replace('torch.', '')} reads so; store "
+                             f"the ids as a signed type (np.int32, np.int64) with -1 as padding")
+
 # %% ../../nbs/data/01_tokens.ipynb #6d19c882
 @dataclass
 class TokenData:
@@ -47,6 +65,7 @@ class TokenData:
 
     def __post_init__(self):
         self.tokens, self.labels = torch.as_tensor(self.tokens), torch.as_tensor(self.labels)
+        _check_unsigned(self.tokens, 'TokenData')
         for k in ('tokens', 'labels'):
             t = getattr(self, k)
             check_integer(t, k)
@@ -98,6 +117,7 @@ def validate_tokens(tokens, labels, V: Optional[int] = None, vocab=None,
     classes present and the sizes V, n_classes."""
     w = f"{where}: " if where else ''
     tokens = tokens.numpy() if isinstance(tokens, torch.Tensor) else np.asarray(tokens)
+    _check_unsigned(tokens, where)
     labels = labels.numpy() if isinstance(labels, torch.Tensor) else np.asarray(labels)
     if vocab is not None:
         vocab = np.asarray(vocab)

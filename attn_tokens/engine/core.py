@@ -177,6 +177,13 @@ def check_tokens(tokens, V=None, labels=None, n_classes=None, where=''):
     return tokens if torch.is_tensor(tokens) else torch.from_numpy(tokens.astype(np.int64))
 
 # %% ../../nbs/engine/00_core.ipynb #45152e9f
+def _label_hint(lo, hi, K) -> str:
+    "The fix for labels in [lo, hi] outside 0..K-1, read from the values found."
+    if K == 2 and lo == -1 and hi == 1: return "map y in {-1, +1} to {0, 1} with (y + 1) // 2"
+    if lo >= 1 and hi == K: return f"they look like 1..{K}: subtract 1 to make them 0..{K - 1}"
+    return (f"labels must be class indices 0..{K - 1}; correct them, or give the real number of "
+            f"classes if there are more than {K}")
+
 def check_labels(labels, n=None, n_classes=None, where=''):
     """Raise a `ValueError` naming the problem (after `where: `) unless `labels` are class indices
     in 0..K-1; return them as an int64 tensor."""
@@ -191,11 +198,7 @@ def check_labels(labels, n=None, n_classes=None, where=''):
     if len(labels):
         lo, hi = int(labels.min()), int(labels.max())
         if n_classes is not None and (lo < 0 or hi >= n_classes):
-            hint = (
-                "map y in {-1, +1} to {0, 1} with (y + 1) // 2"
-                if n_classes == 2
-                else f"labels must be 0..{n_classes - 1}"
-            )
+            hint = _label_hint(lo, hi, n_classes)
             _err(f"{w}labels must be in 0..{n_classes - 1} for {n_classes} classes, found values "
                  f"in [{lo}, {hi}]; {hint}")
         if lo < 0:

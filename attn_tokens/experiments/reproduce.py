@@ -77,8 +77,10 @@ def _run_info(cfg: ExpConfig) -> dict:
 def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
     """Run the selected experiments, merging each result into cfg.out's results.json and report.md;
     return this run's results."""
-    exps = _select(only)
+    exps = _select(only)                 # imports the experiment modules, in their order
+    from attn_tokens.experiments.real_data import check_data
     out = _check_out(cfg)
+    check_data(cfg, exps)        # the data folder given holds the data sets read, labels in range
     out.mkdir(parents=True, exist_ok=True)
     res, t_all = {}, time.time()
     for name, f in exps.items():
@@ -298,7 +300,8 @@ def cli_parser(p: argparse.ArgumentParser):
     p.add_argument('--out', default='results/reproduce', metavar='DIR',
                    help='output folder (figures, results.json, report.md, ckpt/)')
     p.add_argument('--data-dir', default=None, metavar='DIR',
-                   help='local data folder (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
+                   help='local data folder, the only one read: it must hold the data sets of the '
+                        'experiments run (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
     p.add_argument('--seed', type=seed_int, default=0,
                    help='seed of the data, the initialisation and the training (0 to 2^63-1)')
     p.add_argument('--threads', type=threads_int, default=2, help='torch threads (default 2)')
@@ -318,7 +321,8 @@ def cli_run(args) -> int:
     cfg = ExpConfig(size=size, out=args.out, data_dir=args.data_dir, seed=args.seed,
                     progress=args.progress, checkpoints=not args.no_ckpt)
     exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and
-                                                   # exit 2 (cli.main)
+    from attn_tokens.experiments.real_data import check_data     # exit 2 (cli.main)
+    check_data(cfg, exps)                          # the data folder given, the copies read
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads)
     from attn_tokens.engine import distributed
