@@ -74,8 +74,9 @@ def eta0_exact_threshold(E0, v, tokens, labels, V):
 
 # %% ../../nbs/theory/03a_eta0.ipynb #9bf96ab3
 def eta0_exact_window(E0, v, tokens, labels, V):
-    """(eta_exact, eta_upper): the score condition holds for eta_exact < eta0 < eta_upper; eta_upper
-    is min -b/a over the pairs with b > 0, a < 0 (inf if none); empty when eta_upper <= eta_exact."""
+    """(eta_exact, eta_upper): the score condition holds for eta_exact < eta0 < eta_upper;
+    eta_upper is min -b/a over the pairs with b > 0, a < 0 (inf if none); empty when
+    eta_upper <= eta_exact."""
     a, b, other, broken = _exact_lines(E0, v, tokens, labels, V)
     cap = other & (b > 0) & (a < 0)
     upper = float(torch.where(cap, -b / torch.where(cap, a, -1.), math.inf).min()) if cap.any() \
