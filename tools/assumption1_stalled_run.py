@@ -1,7 +1,8 @@
 """The stalled Assumption-1 run of nbs/theory/03c_protocol.ipynb with the current default, the selection p reached, and the premises
 of Theorem 4.3 and of the rebuttal's statement (1) checked on it (attn_tokens.theory.beyond.run_verdicts).
 Usage: python tools/assumption1_stalled_run.py > nbs/measured/assumption1_stalled.json
-(It was called counterexample.json; the run is not a counterexample: its premises are checked in the file.)"""
+(Under 03d_beyond's verdict rule the run is a counterexample to statement (1) and outside Theorem 4.3's premises;
+both verdicts and their premises are recorded in the file.)"""
 import json, torch, time
 torch.set_num_threads(1)
 from attn_tokens.data.generators import make_assumption1

@@ -276,7 +276,7 @@ class SetMaxMarginResult:
 
 # %% ../../nbs/theory/03_max_margin.ipynb #cb49ce42
 def max_margin_sets(E, tokens, mask):
-    """Solve min ||p|| s.t. E_r - E_s >= 1 (r in S(X), s not), E_r = E_r' on S(X), for the selection
+    """Solve min ||p|| s.t. E_r - E_s >= 1 (r in R(X), s not), E_r = E_r' on R(X), for the selection
     `mask` (n, T); KKT certificate."""
     ip, ep = set_constraint_pairs(tokens, mask)
     if len(ip) == 0:
