@@ -59,7 +59,8 @@ def check_library():
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 a = node.args
-                n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) - int(bool(a.args) and a.args[0].arg in ('self', 'cls'))
+                own = int(bool(a.args) and a.args[0].arg in ('self', 'cls'))
+                n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) - own
                 if n > MAX_PARAMS:
                     out.append(f"{rel}:{node.lineno}: {node.name} takes {n} parameters (at most {MAX_PARAMS}); "
                                f"pass a config object")
