@@ -22,7 +22,8 @@ AMERICAN = re.compile(r'normaliz', re.I)
 
 def notebooks():
     nbs = ROOT/'nbs'
-    return sorted(f for f in nbs.rglob('*.ipynb') if not any(q.startswith(('_', '.')) for q in f.relative_to(nbs).parts))
+    return sorted(f for f in nbs.rglob('*.ipynb')
+                  if not any(q.startswith(('_', '.')) for q in f.relative_to(nbs).parts))
 
 
 def export_runs(cells):
@@ -45,7 +46,7 @@ def check_notebook(f):
            f"or checks them after the third" for s, n in export_runs(cells) if n > MAX_EXPORT_RUN]
     for i, c in enumerate(cells):
         m = TRACKER.search(''.join(c['source']))
-        if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what the text means for a reader")
+        if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
     return out
 
 
@@ -54,7 +55,8 @@ def check_library():
     for p in sorted(lib.rglob('*.py')):
         text, rel = p.read_text(encoding='utf-8'), p.relative_to(ROOT)
         for i, line in enumerate(text.splitlines(), 1):
-            if AMERICAN.search(line): out.append(f"{rel}:{i}: 'normaliz...' spelled; the package writes 'normalis...'")
+            if AMERICAN.search(line):
+                out.append(f"{rel}:{i}: 'normaliz...' spelled; the package writes 'normalis...'")
         if p.parent.name != 'theory': continue
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -62,14 +64,16 @@ def check_library():
                 own = int(bool(a.args) and a.args[0].arg in ('self', 'cls'))
                 n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) - own
                 if n > MAX_PARAMS:
-                    out.append(f"{rel}:{node.lineno}: {node.name} takes {n} parameters (at most {MAX_PARAMS}); "
+                    out.append(f"{rel}:{node.lineno}: {node.name} takes {n} parameters "
+                               f"(at most {MAX_PARAMS}); "
                                f"pass a config object")
     return out
 
 
 def main():
     found = [x for f in notebooks() for x in check_notebook(f)] + check_library()
-    print('\n'.join(found) if found else f'layout: {len(notebooks())} notebooks and the library follow the reading rules')
+    print('\n'.join(found) if found
+          else f'layout: {len(notebooks())} notebooks and the library follow the reading rules')
     return 1 if found else 0
 
 
