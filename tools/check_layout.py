@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Check the reading rules of the notebooks and the library (runs in CI, in about a second).
+
+    python tools/check_layout.py            # every rule; exit 1 and one line per finding when one fails
+
+Rules (each line of output names the file and, where it applies, the cell and the fix):
+- define, show, test: no notebook has more than MAX_EXPORT_RUN export cells in a row without a code cell
+  that is not exported (one that shows or checks them) between them; markdown cells do not interrupt a run;
+- no tracker words ("issue 27", "Done-when") in notebooks: the pages are for readers, the tracker is not;
+- one spelling of "normalised" in the library and the command line (British, as the prose);
+- no function of attn_tokens/theory/ takes more than MAX_PARAMS parameters (a config object carries more).
+"""
+import ast, json, re, sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAX_EXPORT_RUN, MAX_PARAMS = 3, 8
+EXPORT = re.compile(r'^#\|\s*export', re.M)
+TRACKER = re.compile(r'\bissues? #?\d+\b|done[- ]when', re.I)
+AMERICAN = re.compile(r'normaliz', re.I)
+
+
+def notebooks():
+    nbs = ROOT/'nbs'
+    return sorted(f for f in nbs.rglob('*.ipynb')
+                  if not any(q.startswith(('_', '.')) for q in f.relative_to(nbs).parts))
+
+
+def export_runs(cells):
+    "[(first cell index, length)] of the runs of export cells not interrupted by another code cell."
+    runs, start, n = [], None, 0
+    for i, c in enumerate(cells):
+        if c['cell_type'] != 'code': continue
+        if EXPORT.search(''.join(c['source'])):
+            start, n = (i if n == 0 else start), n + 1
+        else:
+            if n: runs.append((start, n))
+            n = 0
+    if n: runs.append((start, n))
+    return runs
+
+
+def check_notebook(f):
+    cells, rel = json.loads(f.read_text(encoding='utf-8'))['cells'], f.relative_to(ROOT)
+    out = [f"{rel}: cells {s}..: {n} export cells in a row (at most {MAX_EXPORT_RUN}); put a cell that shows "
+           f"or checks them after the third" for s, n in export_runs(cells) if n > MAX_EXPORT_RUN]
+    for i, c in enumerate(cells):
+        m = TRACKER.search(''.join(c['source']))
+        if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
+    return out
+
+
+def check_library():
+    out, lib = [], ROOT/'attn_tokens'
+    for p in sorted(lib.rglob('*.py')):
+        text, rel = p.read_text(encoding='utf-8'), p.relative_to(ROOT)
+        for i, line in enumerate(text.splitlines(), 1):
+            if AMERICAN.search(line):
+                out.append(f"{rel}:{i}: 'normaliz...' spelled; the package writes 'normalis...'")
+        if p.parent.name != 'theory': continue
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                a = node.args
+                own = int(bool(a.args) and a.args[0].arg in ('self', 'cls'))
+                n = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) - own
+                if n > MAX_PARAMS:
+                    out.append(f"{rel}:{node.lineno}: {node.name} takes {n} parameters "
+                               f"(at most {MAX_PARAMS}); "
+                               f"pass a config object")
+    return out
+
+
+def main():
+    found = [x for f in notebooks() for x in check_notebook(f)] + check_library()
+    print('\n'.join(found) if found
+          else f'layout: {len(notebooks())} notebooks and the library follow the reading rules')
+    return 1 if found else 0
+
+
+if __name__ == '__main__': sys.exit(main())
