@@ -139,12 +139,19 @@ class TrainResult:
     last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step
                                     # (e.g. the converged model)
 
+def _classes(model):
+    "The model's number of classes (a DataParallel's: its model's); None if it does not say."
+    return getattr(getattr(model, 'module', model), 'n_classes', None)
+
 @torch.no_grad()
 def evaluate(model, tokens, labels):
     """Mean loss and accuracy of `model` on (tokens, labels) (a model with its own `evaluate`, e.g.
     distributed.DataParallel: over every rank's part)."""
+    # model.loss's check (integers in the model's classes; NumPy labels become a tensor)
+    labels = core.check_labels(labels, None, _classes(model), 'evaluate')
     if hasattr(model, 'evaluate'): return model.evaluate(model.prepare(tokens, labels), labels)
     f = model(model.prepare(tokens))
+    labels = labels.to(f.device)
     return float(core.loss_fn(f, labels)), float(
         (core.labels_from_logits(f) == labels).double().mean()
     )
@@ -200,6 +207,7 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
         raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
     if len(tokens) != len(labels):
         raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
+    labels = core.check_labels(labels, None, _classes(model), 'train')   # a tensor from here on
     _check_memory(model, names, tokens, cfg, val)
     if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
     ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
