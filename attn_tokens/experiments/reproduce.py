@@ -100,7 +100,7 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
             + (f"  ({r['reason'].splitlines()[0][:150]})" if 'reason' in r else ''))
     return {'experiments': res, 'total_seconds': time.time() - t_all}
 
-# %% ../../nbs/experiments/08b_reproduce.ipynb #7d481362
+# %% ../../nbs/experiments/08b_reproduce.ipynb #0f3a47da
 def _entry_problem(r) -> str:
     """Why `r` cannot be an experiment's entry of results.json (a field the report reads is missing
     or of another type); '' if it can."""
@@ -117,7 +117,7 @@ def _entry_problem(r) -> str:
     for c in r.get('claims', []):
         if not (isinstance(c, dict) and isinstance(c.get('claim'), str)
                 and isinstance(c.get('pass'), bool) and {'value', 'rule'} <= set(c)):
-            return f"claim {json.dumps(c)[:80]} lacks a name, a pass (true/false), a value or a rule"
+            return f"claim {json.dumps(c)[:80]} lacks a name, a pass (true/false), a value, a rule"
     runs = r.get('numbers', {}).get('diagnostics_runs', [])
     if not (isinstance(runs, list) and all(isinstance(d, dict) for d in runs)):
         return "numbers['diagnostics_runs'] is not a list of tables"

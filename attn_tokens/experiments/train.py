@@ -569,4 +569,27 @@ def load_ckpt(path) -> dict:
     if not isinstance(ck, dict) or any(k not in ck for k in CKPT_KEYS):
         raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: "
                               f"{_ckpt_fix(path)}", path)
+    why = _ckpt_field_problem(ck)
+    if why:
+        raise CheckpointError(f"checkpoint {path} is damaged or was edited: {why}; training cannot "
+                              f"resume from it: {_ckpt_fix(path)}", path)
     return ck
+
+def _ckpt_field_problem(ck) -> str:
+    "Which field of the checkpoint `ck` holds what no run writes there ('' if none)."
+    whole = lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    for k in ('step', 'best_step', 'n_bad'):
+        if not whole(ck[k]): return f"{k} = {ck[k]!r} is not a whole number >= 0"
+    if ck['best_step'] > ck['step']:
+        return f"best_step = {ck['best_step']} is after step = {ck['step']}"
+    b = ck['best_loss']
+    if isinstance(b, bool) or not isinstance(b, (int, float)) or math.isnan(b):
+        return f"best_loss = {b!r} is not a number"
+    if not (isinstance(ck['history'], list) and all(isinstance(h, dict) for h in ck['history'])):
+        return f"history = {str(ck['history'])[:40]} is not a list of records"
+    for k in ('stopped_early', 'converged'):
+        if not isinstance(ck[k], bool): return f"{k} = {ck[k]!r} is not True or False"
+    for k in ('model', 'opt', 'best'):
+        if not (isinstance(ck[k], dict) or (k == 'best' and ck[k] is None)):
+            return f"{k} is a {type(ck[k]).__name__}, not a state dict"
+    return ''
