@@ -200,9 +200,9 @@ def _check_params(E, p, v):
     "Check shapes, dtypes and devices of the parameters; return (V, d, K)."
     if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")
     V, d = E.shape
-    if not (V and d):
-        _err(f"E has shape {tuple(E.shape)}: V and d must be >= 1 (one row per token, an "
-             f"embedding of at least one dimension)")
+    if not d:   # (V = 0 rows is one rank's block in the vocabulary-parallel layout)
+        _err(f"E has shape {tuple(E.shape)}: d must be >= 1 (an embedding of at least one "
+             f"dimension); build the parameters with init_params(V, d) for d >= 1")
     K = _n_classes(v)
     if p.shape != (d,):
         _err(f"p must have shape ({d},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
