@@ -81,7 +81,12 @@ def _check_env():
 def main(argv=None):
     """Entry point of the `attn-tokens` console command: its exit code (130 and one line if a SIGINT
     arrived at any point, even one a library swallowed)."""
-    _interrupted.clear(); _state.update(phase='idle', name='attn-tokens', said=False)
+    # the command's name for the line, also before the parser (which imports torch) exists
+    cmd = next((str(a) for a in (sys.argv[1:] if argv is None else argv)
+                if not str(a).startswith('-')), None)
+    _interrupted.clear()
+    _state.update(phase='idle', said=False,
+                  name='attn-tokens' + (f' {cmd}' if cmd in SUBCOMMANDS else ''))
     old = (
         signal.signal(signal.SIGINT, _on_sigint)
         if threading.current_thread() is threading.main_thread()

@@ -4,10 +4,14 @@ SIGINT after a random delay, and check how it ended. Each probe writes into a fo
 A probe passes when the run, interrupted while it ran, exits 130 with `attn-tokens ...: interrupted` as the last
 line of stderr and no traceback, and leaves nothing half-written in its folder (no temporary file of the atomic
 writer, results.json readable, every checkpoint a complete archive, every figure a complete PNG). A run that
-finished before the signal was sent must have exited 0. Before the interpreter runs the package's first line
-(its start-up, measured as the time `python -c pass` takes), Python's own handler applies: such a probe must end
-by the signal (exit -2, the shell's 130) with nothing written. The delays are drawn uniformly from 0 to 1.1 times
-an uninterrupted run's time (a warm-up run first, which also builds the kernel), with a fixed seed.
+finished before the signal was sent must have exited 0; so must a run whose signal arrived in the last instants of
+the process, after its last line of Python (stdout complete, up to the run's final line): Python runs a signal
+handler between two of its instructions, and there are none left. Before `main` has installed its handler (the
+interpreter's start-up, its site module and the import of attn_tokens.cli: some 0.2 s), Python's own handling
+applies: the process ends with its KeyboardInterrupt (exit -2, the shell's 130; during the site module Python
+reports "Fatal Python error: init_import_site" and exits 1); such a probe must have written nothing. The delays
+are drawn uniformly from 0 to 1.1 times an uninterrupted run's time (a warm-up run first, which also builds the
+kernel), with a fixed seed.
 
 Usage: python tools/sigint_probe.py [--n 30] [--seed 0] [--json FILE]; exit 1 if a probe failed."""
 import argparse, json, random, signal, subprocess, sys, tempfile, time, zipfile
@@ -35,7 +39,7 @@ def start(out: Path):
     return subprocess.Popen([sys.executable, '-c', CODE, *ARGV, str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
-def probe(out: Path, delay: float, startup: float) -> dict:
+def probe(out: Path, delay: float) -> dict:
     "One run interrupted after `delay` seconds: what happened, and what is wrong with it."
     proc = start(out)
     time.sleep(delay)
@@ -48,10 +52,11 @@ def probe(out: Path, delay: float, startup: float) -> dict:
     if not sent:
         r['phase'] = 'finished first'
         if proc.returncode != 0: r['problems'].append(f"finished with exit {proc.returncode}")
-    elif delay < startup:
-        r['phase'] = 'interpreter start-up'
-        if proc.returncode not in (130, -signal.SIGINT):
-            r['problems'].append(f"exit {proc.returncode}, not by the signal")
+    elif 'KeyboardInterrupt' in err and ', in main' not in err and proc.returncode in (1, -signal.SIGINT):
+        r['phase'] = 'before main'
+        if out.exists(): r['problems'].append(f"interrupted before main, yet {out.name} was written")
+    elif proc.returncode == 0 and 'report of all results:' in stdout:
+        r['phase'] = 'after the end'
     else:
         r['phase'] = 'running'
         if proc.returncode != 130: r['problems'].append(f"exit {proc.returncode}, not 130")
@@ -77,15 +82,17 @@ def main():
         rng = random.Random(a.seed)
         probes = []
         for i in range(a.n):
-            r = probe(tmp/f'run{i}', rng.uniform(0, 1.1 * full), startup)
+            r = probe(tmp/f'run{i}', rng.uniform(0, 1.1 * full))
             probes.append(r)
             print(f"{'ok  ' if not r['problems'] else 'FAIL'} {r['delay']:7.2f} s  {r['phase']:20s} exit "
                   f"{r['exit']:4d}  {'; '.join(r['problems'])[:300]}", flush=True)
     failed = [r for r in probes if r['problems']]
-    phases = {p: sum(r['phase'] == p for r in probes) for p in ('running', 'finished first', 'interpreter start-up')}
+    phases = {p: sum(r['phase'] == p for r in probes)
+              for p in ('running', 'finished first', 'after the end', 'before main')}
     line = (f"sigint_probe: {a.n - len(failed)} of {a.n} probes passed ({phases['running']} interrupted while "
-            f"running, {phases['finished first']} finished first, {phases['interpreter start-up']} in the "
-            f"interpreter's start-up); uninterrupted run {full:.1f} s")
+            f"running, {phases['finished first']} finished first, {phases['after the end']} signalled after "
+            f"the run's last line, {phases['before main']} before main had its handler); "
+            f"uninterrupted run {full:.1f} s")
     print(line)
     if a.json:
         Path(a.json).write_text(json.dumps({'summary': line, 'seconds': full, 'startup': startup,
