@@ -116,7 +116,7 @@ def _collective(name, op, t, *args):
                            f"timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo "
                            f"says: {str(e)[:300]}") from None
 
-# %% ../../nbs/engine/11_distributed.ipynb #8119f3ef
+# %% ../../nbs/engine/11_distributed.ipynb #d7f5d612
 def _fingerprint(*ts) -> list:
     """Two int64 checksums of the bits of the tensors `ts` (a plain and a row-weighted sum of their
     words as integers): equal tensors give equal ones, on any thread count."""
@@ -184,9 +184,9 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     if other:
         raise ValueError(f"rank(s) {other} hold other parameters "
                          f"({'E, p, v' if layout == 'data' else 'p, v'}) than rank 0 (the "
-                         f"fingerprints of their bits differ): every rank must hold the same model; "
-                         f"broadcast rank 0's (distributed.broadcast_parameters), or start every rank "
-                         f"from the same seed or checkpoint")
+                         f"fingerprints of their bits differ): every rank must hold the same "
+                         f"model; broadcast rank 0's (distributed.broadcast_parameters), or start "
+                         f"every rank from the same seed or checkpoint")
     rows = [m[1] for m in M]
     V = sum(rows) if layout == 'vocab' else rows[0]
     over = [r for r in range(world) if M[r][5] >= V]
@@ -401,7 +401,7 @@ def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
     """Bytes handed to the collectives per step and rank (payloads, not wire bytes) for `head_rows`
     = K' rows of v (1: binary), and those of an all-reduce of dE."""
     k = head_rows + 1
-    meta = 7 * 8
+    meta = 9 * 8                  # the rank check's integers
     if layout == 'data': ours = (V * k + 2) * itemsize + meta
     else: ours = (-(-V // world) * k + V * k + 2 + k * d) * itemsize + meta
     return ours, V * d * itemsize
