@@ -47,27 +47,34 @@ def __getattr__(name):
 
 # %% ../nbs/infra/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
-# 'run' (main at work), 'idle', 'exit' (main is done, the process ends); the command's name; whether
-# the "interrupted" line was printed
+# 'run' (main at work) or 'idle'; the command's name; whether the "interrupted" line was printed
 _state = {'phase': 'idle', 'name': 'attn-tokens', 'said': False}
 
-def _say_interrupted(raw=False):
-    "The one line (`raw`: written to file descriptor 2 at once, as a signal handler may)."
+def _say_interrupted():
+    "The one line, once."
     if _state['said']: return
     _state['said'] = True
-    if raw: os.write(2, f"{_state['name']}: interrupted\n".encode())
-    else: print(f"{_state['name']}: interrupted", file=sys.stderr, flush=True)
+    print(f"{_state['name']}: interrupted", file=sys.stderr, flush=True)
 
 def _on_sigint(signum, frame):
     """Record the interrupt; while `main` works, raise KeyboardInterrupt (once: its clean-up is not
-    interrupted again); once it is done, end the process as interrupted."""
+    interrupted again)."""
     first = not _interrupted
     _interrupted.append(signum)
     if _state['phase'] == 'run' and first: raise KeyboardInterrupt
-    if _state['phase'] == 'exit':     # its files are written: stop now, skipping the teardown
-        for f in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception): f.flush()
-        _say_interrupted(raw=True); os._exit(130)
+
+def _exit_handler(state):
+    """The SIGINT handler for the process's last moments, after `main`: the line (unless said) and
+    exit 130 at once. It holds what it uses: the interpreter's teardown empties the modules."""
+    write, leave, outs = os.write, os._exit, (sys.stdout, sys.stderr)
+    line = f"{state['name']}: interrupted\n".encode()
+    def handler(signum, frame):
+        for f in outs:
+            try: f.flush()
+            except Exception: pass
+        if not state['said']: state['said'] = True; write(2, line)
+        leave(130)
+    return handler
 
 _OOM_FIX = ("the run needs more memory than is available; lower its sizes (--d, --n, --V, the "
             "data) or free memory")
@@ -100,7 +107,8 @@ def main(argv=None):
     except KeyboardInterrupt: code = 130    # raised in the line above, just before it ran
     # the process itself (argv from its command line): a Ctrl-C from now on, in the interpreter's
     # teardown too, ends it as interrupted; called from Python, the caller's handler comes back
-    if old is signal.default_int_handler and argv is None: _state['phase'] = 'exit'
+    if old is signal.default_int_handler and argv is None:
+        signal.signal(signal.SIGINT, _exit_handler(_state))
     elif old is not None: signal.signal(signal.SIGINT, old)
     if _interrupted or code == 130: _say_interrupted(); code = 130
     return code

@@ -116,7 +116,7 @@ def _collective(name, op, t, *args):
                            f"timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo "
                            f"says: {str(e)[:300]}") from None
 
-# %% ../../nbs/engine/11_distributed.ipynb #d7f5d612
+# %% ../../nbs/engine/11_distributed.ipynb #bb721423
 def _fingerprint(*ts) -> list:
     """Two int64 checksums of the bits of the tensors `ts` (a plain and a row-weighted sum of their
     words as integers): equal tensors give equal ones, on any thread count."""

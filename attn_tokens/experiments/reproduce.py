@@ -100,7 +100,7 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
             + (f"  ({r['reason'].splitlines()[0][:150]})" if 'reason' in r else ''))
     return {'experiments': res, 'total_seconds': time.time() - t_all}
 
-# %% ../../nbs/experiments/08b_reproduce.ipynb #5c2811b9
+# %% ../../nbs/experiments/08b_reproduce.ipynb #df4c62c1
 def _entry_problem(r) -> str:
     """Why `r` cannot be an experiment's entry of results.json (a field the report reads is missing
     or of another type); '' if it can."""
