@@ -6,7 +6,7 @@
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/infra/09_cli.ipynb #9e4d2bb6
-import argparse, contextlib, importlib, io, os, signal, subprocess, sys, threading
+import argparse, atexit, contextlib, importlib, io, os, signal, subprocess, sys, threading
 
 # %% ../nbs/infra/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
@@ -105,13 +105,23 @@ def main(argv=None):
             code = _main(argv)
         finally: _state['phase'] = 'idle'   # a SIGINT from here on is only recorded
     except KeyboardInterrupt: code = 130    # raised in the line above, just before it ran
-    # the process itself (argv from its command line): a Ctrl-C from now on, in the interpreter's
-    # teardown too, ends it as interrupted; called from Python, the caller's handler comes back
-    if old is signal.default_int_handler and argv is None:
-        signal.signal(signal.SIGINT, _exit_handler(_state))
+    program = old is signal.default_int_handler and argv is None   # the process itself
+    # a Ctrl-C from now on (the exit functions too) ends the process as interrupted; called from
+    # Python with arguments, the caller's handler comes back
+    if program: signal.signal(signal.SIGINT, _exit_handler(_state))
     elif old is not None: signal.signal(signal.SIGINT, old)
     if _interrupted or code == 130: _say_interrupted(); code = 130
+    if program: _leave(code)
     return code
+
+def _leave(code):
+    """End the process with `code` after its exit functions (atexit: e.g. torch.distributed's
+    group destroyed), skipping the interpreter's teardown, where a SIGINT can no longer be handled
+    (seconds of freeing torch's modules and memory)."""
+    atexit._run_exitfuncs()
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception): f.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 def _interrupt_check():
     "Raise KeyboardInterrupt if a SIGINT arrived whose KeyboardInterrupt a library swallowed."
