@@ -4,12 +4,13 @@ SIGINT after a random delay, and check how it ended. Each probe writes into a fo
 A probe passes when the run, interrupted while it ran, exits 130 with `attn-tokens ...: interrupted` as the last
 line of stderr and no traceback, and leaves nothing half-written in its folder (no temporary file of the atomic
 writer, results.json readable, every checkpoint a complete archive, every figure a complete PNG). A run that
-finished before the signal was sent must have exited 0; so must a run whose signal arrived in the last instants of
-the process, after its last line of Python (stdout complete, up to the run's final line): Python runs a signal
-handler between two of its instructions, and there are none left. Before `main` has installed its handler (the
-interpreter's start-up, its site module and the import of attn_tokens.cli: some 0.2 s), Python's own handling
-applies: the process ends with its KeyboardInterrupt (exit -2, the shell's 130; during the site module Python
-reports "Fatal Python error: init_import_site" and exits 1); such a probe must have written nothing. The delays
+finished before the signal was sent must have exited 0; so must a run whose signal arrived in the last instants
+of the process (stdout complete, up to the run's final line): after `main` has ended it with os._exit, while the
+operating system takes it down (freeing a torch process's memory takes a while on a loaded machine), a signal has
+nothing left to interrupt. Before `main` has installed its handler (the interpreter's start-up, its site module
+and the import of attn_tokens.cli: some 0.2 s), Python's own handling applies: the process ends with its
+KeyboardInterrupt (exit -2, the shell's 130; during the site module Python reports "Fatal Python error:
+init_import_site" and exits 1); such a probe must have written nothing. The delays
 are drawn uniformly from 0 to 1.1 times an uninterrupted run's time (a warm-up run first, which also builds the
 kernel), with a fixed seed.
 
