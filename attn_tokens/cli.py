@@ -6,7 +6,7 @@
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/infra/09_cli.ipynb #9e4d2bb6
-import argparse, contextlib, importlib, io, os, signal, subprocess, sys, threading
+import argparse, atexit, contextlib, importlib, io, os, signal, subprocess, sys, threading
 
 # %% ../nbs/infra/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
@@ -50,11 +50,34 @@ def __getattr__(name):
 
 # %% ../nbs/infra/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
+# 'run' (main at work) or 'idle'; the command's name; whether the "interrupted" line was printed
+_state = {'phase': 'idle', 'name': 'attn-tokens', 'said': False}
+
+def _say_interrupted():
+    "The one line, once."
+    if _state['said']: return
+    _state['said'] = True
+    print(f"{_state['name']}: interrupted", file=sys.stderr, flush=True)
 
 def _on_sigint(signum, frame):
-    "Record the interrupt, then raise KeyboardInterrupt as Python's own handler does."
+    """Record the interrupt; while `main` works, raise KeyboardInterrupt (once: its clean-up is not
+    interrupted again)."""
+    first = not _interrupted
     _interrupted.append(signum)
-    raise KeyboardInterrupt
+    if _state['phase'] == 'run' and first: raise KeyboardInterrupt
+
+def _exit_handler(state):
+    """The SIGINT handler for the process's last moments, after `main`: the line (unless said) and
+    exit 130 at once. It holds what it uses: the interpreter's teardown empties the modules."""
+    write, leave, outs = os.write, os._exit, (sys.stdout, sys.stderr)
+    line = f"{state['name']}: interrupted\n".encode()
+    def handler(signum, frame):
+        for f in outs:
+            try: f.flush()
+            except Exception: pass
+        if not state['said']: state['said'] = True; write(2, line)
+        leave(130)
+    return handler
 
 _OOM_FIX = ("the run needs more memory than is available; lower its sizes (--d, --n, --V, the "
             "data) or free memory")
@@ -66,41 +89,73 @@ def _check_env():
     files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
 def main(argv=None):
-    "Entry point of the `attn-tokens` console command."
-    name = 'attn-tokens'
+    """Entry point of the `attn-tokens` console command: its exit code (130 and one line if a SIGINT
+    arrived at any point, even one a library swallowed)."""
+    # the command's name for the line, also before the parser (which imports torch) exists
+    cmd = next((str(a) for a in (sys.argv[1:] if argv is None else argv)
+                if not str(a).startswith('-')), None)
     _interrupted.clear()
+    _state.update(phase='idle', said=False,
+                  name='attn-tokens' + (f' {cmd}' if cmd in SUBCOMMANDS else ''))
     old = (
         signal.signal(signal.SIGINT, _on_sigint)
         if threading.current_thread() is threading.main_thread()
         else None
     )
+    try:
+        try:
+            _state['phase'] = 'run'
+            code = _main(argv)
+        finally: _state['phase'] = 'idle'   # a SIGINT from here on is only recorded
+    except KeyboardInterrupt: code = 130    # raised in the line above, just before it ran
+    program = old is signal.default_int_handler and argv is None   # the process itself
+    # a Ctrl-C from now on (the exit functions too) ends the process as interrupted; called from
+    # Python with arguments, the caller's handler comes back
+    if program: signal.signal(signal.SIGINT, _exit_handler(_state))
+    elif old is not None: signal.signal(signal.SIGINT, old)
+    if _interrupted or code == 130: _say_interrupted(); code = 130
+    if program: _leave(code)
+    return code
+
+def _leave(code):
+    """End the process with `code` after its exit functions (atexit: e.g. torch.distributed's
+    group destroyed), skipping the interpreter's teardown, where a SIGINT can no longer be handled
+    (seconds of freeing torch's modules and memory)."""
+    atexit._run_exitfuncs()
+    for f in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception): f.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+def _interrupt_check():
+    "Raise KeyboardInterrupt if a SIGINT arrived whose KeyboardInterrupt a library swallowed."
+    if _interrupted: raise KeyboardInterrupt
+
+def _main(argv):
+    "main's work: parse, check, run; the exit code (errors as one line and 2)."
     try:                                   # building the parser imports torch: Ctrl-C there counts
                                            # too
-        args = make_parser().parse_args(argv)
-        name = f'attn-tokens {args.command}'
-        _check_env()
+        parser = make_parser(); _interrupt_check()
+        args = parser.parse_args(argv)
+        _state['name'] = f'attn-tokens {args.command}'
+        _check_env(); _interrupt_check()
         return args._run(args)
-    except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr); return 130
+    except KeyboardInterrupt: return 130
     except MemoryError as e:               # an allocation no estimate foresaw: still one line, with
                                            # the fix
-        print(f"{name}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}",
+        print(f"{_state['name']}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}",
               file=sys.stderr); return 2
     except Exception as e:
-        if _interrupted:                   # a Ctrl-C inside an import can surface as another error
+        if _interrupted: return 130        # a Ctrl-C inside an import can surface as another error
                                            # of the half-imported module
-            print(f"{name}: interrupted", file=sys.stderr); return 130
         if (
             isinstance(e, RuntimeError)
             and "can't allocate memory" in str(e)
             and not os.environ.get('ATTN_TOKENS_DEBUG')
         ):
-            print(f"{name}: error: out of memory ({str(e).splitlines()[0][:200]}): {_OOM_FIX}",
-                  file=sys.stderr); return 2
+            print(f"{_state['name']}: error: out of memory ({str(e).splitlines()[0][:200]}): "
+                  f"{_OOM_FIX}", file=sys.stderr); return 2
         if not isinstance(e, (ValueError, OSError)) or os.environ.get('ATTN_TOKENS_DEBUG'): raise
-        print(f"{name}: error: {e}", file=sys.stderr); return 2
-    finally:
-        if old is not None: signal.signal(signal.SIGINT, old)
+        print(f"{_state['name']}: error: {e}", file=sys.stderr); return 2
 
 # python -m attn_tokens.cli (torchrun -m attn_tokens.cli)
 if __name__ == '__main__' and 'IPython' not in sys.modules: sys.exit(main())

@@ -50,6 +50,8 @@ def main():
     ap.add_argument('--n_workers', type=int, default=2)
     ap.add_argument('--save-executed', metavar='DIR', help='keep the executed notebooks in DIR (tools/build_docs.py reuses _proc_exec/)')
     ap.add_argument('--record-times', action='store_true', help=f'write this run\'s times into tools/{TIMES.name} (commit it)')
+    ap.add_argument('--label', help='a run of some notebooks again under other settings (tools/test.sh): its summary line '
+                                    'starts with LABEL and is appended to .test-summary; no times are recorded')
     a = ap.parse_args()
     nbs = Path(get_config().nbs_path)
     files = [Path(p) for p in a.paths] or source_notebooks(nbs)
@@ -65,12 +67,15 @@ def main():
     res = [None] * len(files)
     for i, r in zip(order, done): res[i] = r
     for n, (ok, dt) in zip(names, res): print(f"{'ok  ' if ok else 'FAIL'} {n:40s} {dt:7.1f} s", flush=True)
-    try: record_times(names, res, LOCAL_TIMES)
-    except OSError as e: print(f"run_tests: could not write {LOCAL_TIMES.name} ({e})", file=sys.stderr)
-    if a.record_times: record_times(names, res)
+    if not a.label:
+        try: record_times(names, res, LOCAL_TIMES)
+        except OSError as e: print(f"run_tests: could not write {LOCAL_TIMES.name} ({e})", file=sys.stderr)
+        if a.record_times: record_times(names, res)
     failed = [n for n, (ok, _) in zip(names, res) if not ok]
-    line = f"notebooks: {len(files) - len(failed)} passed, {len(failed)} failed"
-    Path('.test-summary').write_text(line + '\n')
+    line = f"{a.label or 'notebooks'}: {len(files) - len(failed)} passed, {len(failed)} failed"
+    if a.label:
+        with open('.test-summary', 'a') as f: f.write(line + (f" ({', '.join(failed)})" if failed else '') + '\n')
+    else: Path('.test-summary').write_text(line + '\n')
     print(line)
     return 1 if failed else 0
 

@@ -32,6 +32,7 @@ def softplus(x):
 
 def loss_fn(f, labels, reduction='mean'):
     "Logistic loss of logits `f` (n,) with labels in {0,1}, or cross-entropy of logits (n, K)."
+    labels = check_labels(labels, len(f), f.shape[1] if f.ndim > 1 else 2, 'loss_fn').to(f.device)
     if f.ndim > 1: return F.cross_entropy(f, labels, reduction=reduction)
     losses = softplus(-(2 * labels - 1).to(f.dtype) * f)
     return losses.mean() if reduction == 'mean' else losses.sum()
@@ -47,6 +48,9 @@ def _check_params(E, p, v):
     "Check shapes, dtypes and devices of the parameters; return (V, d, K)."
     if E.ndim != 2: _err(f"E must have shape (V, d), got {tuple(E.shape)}")
     V, d = E.shape
+    if not d:   # (V = 0 rows is one rank's block in the vocabulary-parallel layout)
+        _err(f"E has shape {tuple(E.shape)}: d must be >= 1 (an embedding of at least one "
+             f"dimension); build the parameters with init_params(V, d) for d >= 1")
     K = _n_classes(v)
     if p.shape != (d,):
         _err(f"p must have shape ({d},) to match E of shape {tuple(E.shape)}, got {tuple(p.shape)}")
@@ -476,8 +480,8 @@ def _block_logits(u, z, b):
 
 # %% ../../nbs/engine/00_core.ipynb #16ed8915
 def _as_batch(tokens, labels, V, K, device=None):
-    """A `TokenBatch` for `tokens`, checking labels against the model's classes and that the tokens
-    are on the parameters' `device`."""
+    """(`TokenBatch` for `tokens`, labels as the int64 tensor `check_labels` returns, on `device`;
+    None without labels), checking the tokens are on the parameters' `device`."""
     where = (
         tokens.ids.device
         if isinstance(tokens, TokenBatch)
@@ -495,9 +499,11 @@ def _as_batch(tokens, labels, V, K, device=None):
         if V is not None and tokens.max_id >= V:
             _err(f"batch has token id {tokens.max_id} but the model has V = {V} tokens; token ids "
                  f"must be < V")
-        if labels is not None: check_labels(labels, tokens.n, K)
-        return tokens
-    return TokenBatch.make(tokens, labels, V, K)
+        tb = tokens
+    else: tb = TokenBatch.make(tokens, None, V, K)
+    # the one label check of every engine entry point: NumPy labels become a tensor here
+    if labels is not None: labels = check_labels(labels, tb.n, K).to(tb.ids.device)
+    return tb, labels
 
 BACKENDS = ('auto', 'kernel', 'torch')
 
@@ -522,14 +528,14 @@ def _rows(tb, u, z):
 
 def uz_forward(u, z, tokens, backend='auto'):
     "Logits f(X) = sum_t softmax(z_X)_t u_{x_t} for a batch; u is (V,) or (V, K), z is (V,)."
-    tb = _as_batch(tokens, None, len(z), None, device=z.device)
+    tb, _ = _as_batch(tokens, None, len(z), None, device=z.device)
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_forward(u, z, tb, on_kernel)
 
 def uz_loss_and_grads(u, z, tokens, labels, backend='auto'):
     "Mean loss and its gradients (gu, gz) with respect to u = E v and z = E p."
-    tb = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1], device=z.device)
+    tb, labels = _as_batch(tokens, labels, len(z), 2 if u.ndim == 1 else u.shape[1], z.device)
     on_kernel = _use_kernel(backend, z)
     _check_uz(u, z)
     return _token_loss(u, z, tb, labels, on_kernel)
@@ -636,7 +642,7 @@ def _params(E, p, v, backend):
 def forward(E, p, v, tokens, backend='auto'):
     "Logits of the model: (n,) for a binary head v of shape (d,), (n, K) for v of shape (K, d)."
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, None, V, K, device=E.device)
+    tb, _ = _as_batch(tokens, None, V, K, device=E.device)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     return _token_forward(u, z, tb, on_kernel)
@@ -661,7 +667,7 @@ def loss_and_grads(E, p, v, tokens, labels, out=None, backend='auto'):
     if out is None: out = _GRAD_POOL.get(E)
     elif out.shape != E.shape or out.dtype != E.dtype or out.device != E.device:
         _err(f"out must match E: shape {tuple(E.shape)}, dtype {E.dtype}, device {E.device}")
-    tb = _as_batch(tokens, labels, V, K, device=E.device)
+    tb, labels = _as_batch(tokens, labels, V, K, device=E.device)
     E, H, on_kernel = _params(E, p, v, backend)
     u, z = _uz(E, H, on_kernel)
     loss, gu, gz = _token_loss(u, z, tb, labels, on_kernel)
@@ -776,7 +782,7 @@ def attention_pool(E, p, tokens):
         _err(f"E and p must share one floating dtype, got {E.dtype}, {p.dtype}; convert with "
              f".double() or .float()")
     if E.device != p.device: _err(f"E and p must be on one device, got {E.device}, {p.device}")
-    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None, device=E.device))
+    return _AttentionPool.apply(E, p, _as_batch(tokens, None, len(E), None, device=E.device)[0])
 
 # %% ../../nbs/engine/00_core.ipynb #e136a56d
 class OneLayerLoss(torch.autograd.Function):
@@ -802,7 +808,7 @@ def sparse_loss_and_grads(E, p, v, tokens, labels, backend='auto'):
     """Mean loss and gradients (loss, dE, dp, dv) like `loss_and_grads`, with dE a coalesced sparse
     COO tensor on the rows of the batch's tokens: O(rows d), E's other rows not read."""
     V, d, K = _check_params(E, p, v)
-    tb = _as_batch(tokens, labels, V, K, device=E.device)
+    tb, labels = _as_batch(tokens, labels, V, K, device=E.device)
     on_kernel = _use_kernel(backend, E)
     rows = tb.__dict__.get('_rows')
     # sorted, distinct
@@ -844,7 +850,7 @@ def gd_step(E, p, v, tokens, labels, lr, weight_decay=0., backend='auto'):
     except (TypeError, ValueError, RuntimeError): wd = math.nan
     if not (math.isfinite(wd) and wd >= 0):
         _err(f"weight_decay = {weight_decay!r} is not a finite number >= 0; pass 0. for none")
-    tb = _as_batch(tokens, labels, V, K, device=E.device)
+    tb, labels = _as_batch(tokens, labels, V, K, device=E.device)
     with torch.no_grad():
         Ew, H, on_kernel = _params(E, p, v, backend)         # H = [v; p] is a copy: the old head
         # refuses non-finite parameters before any change

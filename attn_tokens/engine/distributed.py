@@ -116,6 +116,20 @@ def _collective(name, op, t, *args):
                            f"timeout{'' if TIMEOUT[0] is None else f' of {TIMEOUT[0]:g} s'}); gloo "
                            f"says: {str(e)[:300]}") from None
 
+# %% ../../nbs/engine/11_distributed.ipynb #bb721423
+def _fingerprint(*ts) -> list:
+    """Two int64 checksums of the bits of the tensors `ts` (a plain and a row-weighted sum of their
+    words as integers): equal tensors give equal ones, on any thread count."""
+    a = b = 0
+    for t in ts:
+        t = t.detach().contiguous()
+        words = t.view(torch.int64 if t.element_size() == 8 else torch.int32)
+        rows = words.reshape(len(t) if t.ndim else 1, -1).sum(1)     # int64, wraps around
+        a += int(rows.sum())
+        b += int((rows * torch.arange(1, len(rows) + 1, device=rows.device)).sum())
+    return [a % 2**63, b % 2**63]
+
+
 # %% ../../nbs/engine/11_distributed.ipynb #dcc671f2
 def _local(E, p, v, tokens, labels):
     """(rows of E, d, K, dtype code, largest token id, n) of this rank's input; ValueError on a bad
@@ -144,8 +158,10 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
     """All ranks agree on (V, d, K, dtype) or all raise ValueError naming the ranks; return (V, rows
     of E per rank, n)."""
     rank, world = _world()
-    try: meta, err = [1] + _local(E, p, v, tokens, labels), None
-    except ValueError as e: meta, err = [0] * 7, e
+    try:
+        meta = [1] + _local(E, p, v, tokens, labels)
+        meta, err = meta + _fingerprint(*((E, p, v) if layout == 'data' else (p, v))), None
+    except ValueError as e: meta, err = [0] * 9, e
     mine = torch.tensor(meta, dtype=torch.int64)
     got = [torch.empty_like(mine) for _ in range(world)]
     _collective('all_gather (metadata)', dist.all_gather, mine, got, mine)
@@ -164,6 +180,13 @@ def check_ranks(E, p, v, tokens, labels, layout='data'):
             raise ValueError(f"ranks disagree on {name}: " + ", ".join(f"rank {r}: {x}" for r,
                     x in enumerate(show))
                              + "; every rank must hold the same model (the same V, d, K and dtype)")
+    other = [r for r in range(world) if M[r][7:] != M[0][7:]]
+    if other:
+        raise ValueError(f"rank(s) {other} hold other parameters "
+                         f"({'E, p, v' if layout == 'data' else 'p, v'}) than rank 0 (the "
+                         f"fingerprints of their bits differ): every rank must hold the same "
+                         f"model; broadcast rank 0's (distributed.broadcast_parameters), or start "
+                         f"every rank from the same seed or checkpoint")
     rows = [m[1] for m in M]
     V = sum(rows) if layout == 'vocab' else rows[0]
     over = [r for r in range(world) if M[r][5] >= V]
@@ -378,7 +401,7 @@ def step_bytes(V, d, head_rows=1, itemsize=8, world=2, layout='data'):
     """Bytes handed to the collectives per step and rank (payloads, not wire bytes) for `head_rows`
     = K' rows of v (1: binary), and those of an all-reduce of dE."""
     k = head_rows + 1
-    meta = 7 * 8
+    meta = 9 * 8                  # the rank check's integers
     if layout == 'data': ours = (V * k + 2) * itemsize + meta
     else: ours = (-(-V // world) * k + V * k + 2 + k * d) * itemsize + meta
     return ours, V * d * itemsize

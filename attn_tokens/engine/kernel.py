@@ -509,13 +509,16 @@ def _compiler_version(cxx):
     return r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else None
 
 # %% ../../nbs/engine/00a_kernel.ipynb #500ca947
+_WRAPPERS = ('functools', 'contextlib', 'torch')   # between the user's code and the package
+
 def _warn(msg):
-    """A RuntimeWarning that points at the first caller outside the package (one line when that has
-    no source)."""
-    level, f = 1, sys._getframe(0)
-    while f is not None and f.f_globals.get('__name__', '').split('.')[0] == 'attn_tokens':
-        level, f = level + 1, f.f_back
-    warnings.warn(msg, RuntimeWarning, stacklevel=level)
+    """A RuntimeWarning that points at the user's line: the first caller of the package's outermost
+    frame that is not a wrapper (functools.cached_property, torch.no_grad, autograd.Function)."""
+    mods, f = [], sys._getframe(0)
+    while f is not None: mods.append(f.f_globals.get('__name__', '').split('.')[0]); f = f.f_back
+    i = max(k for k, m in enumerate(mods) if m == 'attn_tokens') + 1
+    while i < len(mods) and mods[i] in _WRAPPERS: i += 1
+    warnings.warn(msg, RuntimeWarning, stacklevel=i + 1)
 
 def _record_path(lib: Path) -> Path:
     "The record `engine-<key>.json` of the library `engine-<key>.so`."
@@ -615,7 +618,13 @@ def _load():
         return None, f"off (${KERNEL_ENV}={os.environ[KERNEL_ENV]})"
     try:
         path, flags = build()
-        lib = _declare(ctypes.CDLL(str(path)))
+        try: lib = _declare(ctypes.CDLL(str(path)))
+        except AttributeError as e:    # it loads, but lacks a function: a compiler that built
+            for p in (path, _record_path(path)): p.unlink(missing_ok=True)   # something else
+            cxx = os.environ.get('CXX') or 'c++'
+            raise RuntimeError(f"the library {path.name} built by `{cxx}` lacks the kernel's "
+                               f"functions ({e}); deleted it (the next run builds it again): "
+                               f"check $CXX") from None
     except (RuntimeError, OSError, subprocess.SubprocessError) as e:
         _warn(f"attn_tokens: the compiled CPU kernel is unavailable, using the torch path (same "
               f"results, slower): {e}\nSet {KERNEL_ENV}=0 to silence this.")

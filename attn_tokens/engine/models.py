@@ -61,7 +61,7 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
 
     def prepare(self, tokens, labels=None):
         "A `TokenBatch` of `tokens` for this model: prepare once, reuse in every step."
-        return core._as_batch(tokens, labels, self.V, self.n_classes, device=self.E.device)
+        return core._as_batch(tokens, labels, self.V, self.n_classes, device=self.E.device)[0]
 
     def _readout(self, h):
         v = self.v
@@ -81,7 +81,8 @@ class OneLayerAttention(guards.DeviceChecked, nn.Module):
     def loss(self, batch, labels):
         """Mean loss (logistic for 2 classes, cross-entropy for K); linear head: backward at the
         engine's cost, E frozen: no V x d gradient."""
-        tb = self.prepare(batch, labels)
+        # labels as check_labels returns them (a tensor also for NumPy labels)
+        tb, labels = core._as_batch(batch, labels, self.V, self.n_classes, device=self.E.device)
         if self.head == 'mlp' or not torch.is_grad_enabled():
             return core.loss_fn(self.forward(tb), labels)
         if not self.E.requires_grad:

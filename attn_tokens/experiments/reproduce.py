@@ -102,6 +102,43 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
             + (f"  ({r['reason'].splitlines()[0][:150]})" if 'reason' in r else ''))
     return {'experiments': res, 'total_seconds': time.time() - t_all}
 
+# %% ../../nbs/experiments/08b_reproduce.ipynb #df4c62c1
+def _entry_problem(r) -> str:
+    """Why `r` cannot be an experiment's entry of results.json (a field the report reads is missing
+    or of another type); '' if it can."""
+    if not isinstance(r, dict): return f"an entry must be a table of fields, not {type(r).__name__}"
+    if r.get('status') not in ('ok', 'skipped', 'error'):
+        return f"status {r.get('status')!r} is none of 'ok', 'skipped', 'error'"
+    for k, t in (('claims', list), ('numbers', dict), ('figures', list), ('notes', str),
+                 ('reason', str)):
+        if k in r and not isinstance(r[k], t):
+            return f"{k!r} is {json.dumps(r[k])[:60]}, not a {t.__name__}"
+    s = r.get('seconds', 0)
+    if not (isinstance(s, (int, float)) and not isinstance(s, bool)):
+        return f"'seconds' is {json.dumps(s)[:60]}, not a number"
+    for c in r.get('claims', []):
+        if not (isinstance(c, dict) and isinstance(c.get('claim'), str)
+                and isinstance(c.get('pass'), bool) and {'value', 'rule'} <= set(c)):
+            return f"claim {json.dumps(c)[:80]} lacks a name, a pass (true/false), a value, a rule"
+    runs = r.get('numbers', {}).get('diagnostics_runs', [])
+    if not (isinstance(runs, list) and all(isinstance(d, dict) for d in runs)):
+        return "numbers['diagnostics_runs'] is not a list of tables"
+    return ''
+
+def _set_aside_malformed(path: Path, ex: dict) -> dict:
+    """The entries of `ex` that the report can read; the others are kept in a file beside `path`
+    (as a malformed results.json is), with a warning on stderr."""
+    bad = {n: why for n, r in ex.items() if (why := _entry_problem(r))}
+    if not bad: return ex
+    aside = path.with_name(f"{path.name}.malformed-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    files.write_json(aside, {'experiments': {n: ex[n] for n in bad}})
+    print(f"attn-tokens reproduce: warning: {path}: malformed entries "
+          + '; '.join(f"{n!r} ({why})" for n, why in bad.items())
+          + f"; kept them in {aside.name} and left them out of results.json (rerun those "
+            f"experiments to replace them)", file=sys.stderr)
+    return {n: r for n, r in ex.items() if n not in bad}
+
+
 # %% ../../nbs/experiments/08b_reproduce.ipynb #2a743f7d
 RUN_KEYS = ('version', 'size', 'seed', 'data_dir', 'torch', 'threads', 'python', 'command',
             'started')
@@ -115,9 +152,8 @@ def _read_results(path: Path) -> dict:
         if not (
             isinstance(res, dict)
             and isinstance(res.get('experiments'), dict)
-            and all(isinstance(r, dict) and 'status' in r for r in res['experiments'].values())
         ):
-            raise ValueError("no table 'experiments' of results with a status each")
+            raise ValueError("no table 'experiments' of results")
     except ValueError as e:                    # JSONDecodeError and UnicodeDecodeError are
                                                # ValueErrors
         aside = path.with_name(
@@ -128,6 +164,7 @@ def _read_results(path: Path) -> dict:
               f"{aside.name} "
               "and started a new results.json", file=sys.stderr)
         return {'package': 'attn_tokens', 'experiments': {}}
+    res['experiments'] = _set_aside_malformed(path, res['experiments'])
     for r in res['experiments'].values():      # written before results carried their own run
                                                # information
         for k in RUN_KEYS:

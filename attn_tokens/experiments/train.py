@@ -139,12 +139,19 @@ class TrainResult:
     last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step
                                     # (e.g. the converged model)
 
+def _classes(model):
+    "The model's number of classes (a DataParallel's: its model's); None if it does not say."
+    return getattr(getattr(model, 'module', model), 'n_classes', None)
+
 @torch.no_grad()
 def evaluate(model, tokens, labels):
     """Mean loss and accuracy of `model` on (tokens, labels) (a model with its own `evaluate`, e.g.
     distributed.DataParallel: over every rank's part)."""
+    # model.loss's check (integers in the model's classes; NumPy labels become a tensor)
+    labels = core.check_labels(labels, None, _classes(model), 'evaluate')
     if hasattr(model, 'evaluate'): return model.evaluate(model.prepare(tokens, labels), labels)
     f = model(model.prepare(tokens))
+    labels = labels.to(f.device)
     return float(core.loss_fn(f, labels)), float(
         (core.labels_from_logits(f) == labels).double().mean()
     )
@@ -200,6 +207,7 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
         raise ValueError(f"trainable={names}: {bad} not among the model's parameters {tuple(P)}")
     if len(tokens) != len(labels):
         raise ValueError(f"{len(tokens)} sequences but {len(labels)} labels")
+    labels = core.check_labels(labels, None, _classes(model), 'train')   # a tensor from here on
     _check_memory(model, names, tokens, cfg, val)
     if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
     ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
@@ -561,4 +569,27 @@ def load_ckpt(path) -> dict:
     if not isinstance(ck, dict) or any(k not in ck for k in CKPT_KEYS):
         raise CheckpointError(f"checkpoint {path} is not a training checkpoint of attn_tokens: "
                               f"{_ckpt_fix(path)}", path)
+    why = _ckpt_field_problem(ck)
+    if why:
+        raise CheckpointError(f"checkpoint {path} is damaged or was edited: {why}; training cannot "
+                              f"resume from it: {_ckpt_fix(path)}", path)
     return ck
+
+def _ckpt_field_problem(ck) -> str:
+    "Which field of the checkpoint `ck` holds what no run writes there ('' if none)."
+    whole = lambda x: isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    for k in ('step', 'best_step', 'n_bad'):
+        if not whole(ck[k]): return f"{k} = {ck[k]!r} is not a whole number >= 0"
+    if ck['best_step'] > ck['step']:
+        return f"best_step = {ck['best_step']} is after step = {ck['step']}"
+    b = ck['best_loss']
+    if isinstance(b, bool) or not isinstance(b, (int, float)) or math.isnan(b):
+        return f"best_loss = {b!r} is not a number"
+    if not (isinstance(ck['history'], list) and all(isinstance(h, dict) for h in ck['history'])):
+        return f"history = {str(ck['history'])[:40]} is not a list of records"
+    for k in ('stopped_early', 'converged'):
+        if not isinstance(ck[k], bool): return f"{k} = {ck[k]!r} is not True or False"
+    for k in ('model', 'opt', 'best'):
+        if not (isinstance(ck[k], dict) or (k == 'best' and ck[k] is None)):
+            return f"{k} is a {type(ck[k]).__name__}, not a state dict"
+    return ''
