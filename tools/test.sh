@@ -19,6 +19,8 @@ if [ "${CI:-}" = "true" ]; then
     echo "nbdev_export/nbdev_clean changed committed files: run them and commit the result." >&2
     exit 1
   fi
+  echo "== reading rules of the notebooks and the library (tools/check_layout.py)"
+  python tools/check_layout.py
 fi
 
 echo "== notebook tests (nbdev)"
@@ -30,7 +32,7 @@ if [ "${CI:-}" = "true" ]; then
   # compiled kernel (built with -march=native, so its rounding depends on the CPU), and with 2 threads instead of 1:
   # their tests must not depend on the last bits of the arithmetic (about 2 min on the CI machine).
   traj=(nbs/theory/03b_stage2.ipynb nbs/theory/03c_protocol.ipynb nbs/theory/03d_beyond.ipynb
-        nbs/experiments/04_train.ipynb nbs/experiments/05_synthetic.ipynb)
+        nbs/theory/03g_integrators.ipynb nbs/experiments/04_train.ipynb nbs/experiments/05_synthetic.ipynb)
   echo "== notebooks that run trajectories, kernel off (ATTN_TOKENS_KERNEL=0)"
   ATTN_TOKENS_KERNEL=0 python tools/run_tests.py --label 'trajectories, kernel off' \
     "${traj[@]}" nbs/engine/11_distributed.ipynb || status=1
