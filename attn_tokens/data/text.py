@@ -16,8 +16,8 @@ from .tokens import TokenData
 from ..infra.files import CACHE_ENV, default_cache_dir, load_npz, save_npz
 
 # %% auto #0
-__all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'load_tokenized',
-           'word_counts']
+__all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'cached_arrays',
+           'load_tokenized', 'word_counts']
 
 # %% ../../nbs/data/01b_text.ipynb #22a12fc0
 WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*|[!?]"
@@ -178,6 +178,19 @@ def _read_cache(path, key):
     warnings.warn(f"token cache {path} is {why}; rebuilding it.")
     return None
 
+def cached_arrays(prefix, spec, make, cache=True, cache_dir=None):
+    """(arrays, meta) of the token cache's file for `spec` (`prefix`-KEY.npz): read when intact,
+    else made by `make()` and written with the checksum over arrays and metadata."""
+    key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
+    path = Path(cache_dir or default_cache_dir())/f"{prefix}-{key}.npz"
+    got = _read_cache(path, key) if cache else None
+    if got is not None: return got
+    arrays, meta = make()
+    meta.update(version=CACHE_VERSION, key=key, spec=spec)
+    meta['sha256'] = _cache_sha(arrays, meta)
+    if cache: _write_cache(path, arrays, meta)
+    return arrays, meta
+
 def _write_cache(path, arrays, meta):
     """Write the cache file; a folder that cannot be written costs the cache only (one warning
     naming it and $ATTN_TOKENS_CACHE), not the run."""
@@ -198,15 +211,9 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
     fp, load = corpus_source(name, data_dir)
     spec = dict(version=CACHE_VERSION, name=name, source=fp, tokenizer=tok.config(),
                 min_count=min_count, max_size=max_size)
-    key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
-    path = Path(cache_dir or default_cache_dir())/f"{name}-{key}.npz"
-    got = _read_cache(path, key) if cache else None
-    if got is None:
-        arrays, meta = _tokenize_dataset(load(), tok, min_count, max_size, name)
-        meta.update(version=CACHE_VERSION, key=key, spec=spec)
-        meta['sha256'] = _cache_sha(arrays, meta)
-        if cache: _write_cache(path, arrays, meta)
-    else: arrays, meta = got
+    arrays, meta = cached_arrays(name, spec, lambda: _tokenize_dataset(load(), tok, min_count,
+                                                                       max_size, name),
+                                 cache, cache_dir)
     vocab = arrays['vocab'].tolist()
     out = []
     for s in ('train', 'test'):

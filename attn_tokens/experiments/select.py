@@ -272,18 +272,11 @@ def tokenize(splits: dict, n_classes: int, min_count: int, max_size=None, progre
     tok = text.Tokenizer()
     spec = dict(version=text.CACHE_VERSION, name='select', source=key_source,
                 tokenizer=tok.config(), min_count=min_count, max_size=max_size)
-    key = hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:20]
-    path = Path(files.default_cache_dir())/f"select-{key}.npz"
-    got = text._read_cache(path, key) if cache and key_source else None
-    if got is not None: return got
     bar = lambda s, t: tqdm(t, desc=f'tokenising {s}', disable=not progress, leave=False,
                             mininterval=0.5)
-    arrays, meta = text._tokenize_dataset(
+    return text.cached_arrays('select', spec, lambda: text._tokenize_dataset(
         {s: (bar(s, t), np.asarray(y, np.int64), n_classes) for s, (t, y) in splits.items()},
-        tok, min_count, max_size)
-    meta.update(version=text.CACHE_VERSION, key=key, spec=spec, sha256=text._arrays_sha(arrays))
-    if cache and key_source: files.save_npz(path, dict(arrays, meta=np.array(json.dumps(meta))))
-    return arrays, meta
+        tok, min_count, max_size), cache=bool(cache and key_source))
 
 def _token_data(arrays, s, vocab, K, max_len):
     "The split `s` of the cached arrays as `TokenData`, the first `max_len` tokens of each text."
