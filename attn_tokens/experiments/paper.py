@@ -470,6 +470,7 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
     ('Yelp 4 classes: the tables of classes 2 and 4', 'rebuttal (Q2)',
      ('yelp_4class', 'yelp_pool_4class'), (_EX + '08_extensions.ipynb',)))
 
+# %% ../../nbs/experiments/04c_paper.ipynb #190a1ea4
 def _link(nb): return f"[{Path(nb).stem}]({nb})"
 
 def paper_map(measured) -> list:
