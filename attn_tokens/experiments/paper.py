@@ -313,6 +313,10 @@ def experiment_verdict(exps, keys, most=3):
     bad = [(k, c) for k, c in cl if _passes(c) is not True]
     off = [k for k in found if exps[k].get('status') != 'ok']
     tail = f"; not run: {', '.join(off)}" if off else ''
+    ours = [c for k in found for c in exps[k].get('claims', []) if c.get('by') == 'ours']
+    if not cl and ours:
+        return (f"ours only: no claim of the paper; {sum(_passes(c) is True for c in ours)} of "
+                f"{len(ours)} of our claims pass{tail}")
     if not cl: return f"not measured yet: no claim of the paper{tail}"
     if not bad: return f"holds: {len(cl)} of {len(cl)} claims of the paper pass{tail}"
     more = f"; and {len(bad) - most} more" if len(bad) > most else ''
