@@ -8,6 +8,7 @@ __all__ = ['SIGNED_WEIGHTS', 'DIAG_KEYS', 'spearman', 'pearson', 'u_shape', 'spr
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #b9465883
 import math
+from fractions import Fraction
 import numpy as np
 import torch
 
@@ -20,12 +21,19 @@ from ..data.tokenset import TokenSet
 def _arr(a) -> np.ndarray: return np.asarray(torch.as_tensor(a).detach().double().cpu())
 
 def spearman(x, y) -> float:
-    "Spearman rank correlation of the finite pairs (nan if fewer than 3)."
-    from scipy.stats import spearmanr
+    """Spearman rank correlation of the finite pairs (nan if fewer than 3), computed exactly from
+    integer ranks (twice the average ranks): the float nearest to the rational value, so that
+    e.g. 4/5 compares equal to a threshold 0.8 (ties: exact when the value is rational)."""
+    from scipy.stats import rankdata
     x, y = np.asarray(x, float), np.asarray(y, float)
     ok = np.isfinite(x) & np.isfinite(y)
     if ok.sum() < 3 or np.ptp(x[ok]) == 0 or np.ptp(y[ok]) == 0: return float('nan')
-    return float(spearmanr(x[ok], y[ok]).statistic)
+    r, s = ([int(round(2 * k)) for k in rankdata(a[ok])] for a in (x, y))
+    n = len(r)
+    sxy = n * sum(a * b for a, b in zip(r, s)) - sum(r) * sum(s)
+    sxx, syy = (n * sum(a * a for a in t) - sum(t) ** 2 for t in (r, s))
+    q = sxx * syy; root = math.isqrt(q)
+    return float(Fraction(sxy, root)) if root * root == q else sxy / math.sqrt(q)
 
 def pearson(x, y) -> float:
     "Pearson correlation of the finite pairs (nan if fewer than 3)."

@@ -18,7 +18,7 @@ from .train import TrainConfig
 from .analysis import embedding_report
 from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
                                                fit_report)
-from .paper import PAPER
+from .paper import PAPER, paper_claim
 
 # %% ../../nbs/experiments/06_real_data.ipynb #5f1adc93
 def _identity(name, data_dir) -> tuple:
@@ -155,22 +155,38 @@ def one_layer_real(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
     m, tr, te, tcfg, info = one_layer_setup(key, cfg, trainable, tag, settings)
     return m, tr, te, {**fit(m, tr, te, tcfg), **info}
 
+# %% ../../nbs/experiments/06_real_data.ipynb #afe1265c
+def _baseline_claims(what: str, nums: dict) -> list:
+    """The rebuttal's trained baseline ('around 95% with test error around 0.1'; it names no data
+    set, so every binary set is held to it) on a run's best-validation checkpoint."""
+    acc, loss = PAPER.frozen_test_acc[1], PAPER.frozen_test_loss[1]
+    src, q = "the rebuttal's trained baseline", 'frozen_numbers'
+    last = (f"the last (converged) model: accuracy {nums['test_acc_last']:.3f}, loss "
+            f"{nums['test_loss_last']:.3f}" if 'test_acc_last' in nums else None)
+    return [paper_claim(q, f"{what}: test accuracy with trained embeddings (best-validation "
+                           f"checkpoint)", nums['test_acc'], 'around X%', acc, paper=acc,
+                        source=src, note=last),
+            paper_claim(q, f"{what}: test loss with trained embeddings (best-validation "
+                           f"checkpoint)", nums['test_loss'], 'around x', repr(loss),
+                        paper=loss, source=src, note=last)]
+
 # %% ../../nbs/experiments/06_real_data.ipynb #4b6af305
 def _real(key, cfg):
     settings = REAL_SIZES[key][cfg.size]
     m, tr, te, tcfg, info = one_layer_setup(key, cfg)
     what = data_label(DATASET[key], tr.n)
     def claims(nums):
-        cl = [claim(f"{what}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin means)",
-                    nums['spearman_v_bins'], f">= {settings['rho']}"),
-              claim(f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)",
-                    nums['u_ratio'], '> 1')]
-        if settings['acc'] is not None:     # the rebuttal's trained baseline: "around 95%" (it does
-                                            # not name the data set)
+        q = 'abstract_experiments'
+        cl = [paper_claim(q, f"{what}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin "
+                             f"means)", nums['spearman_v_bins'], 'increasing'),
+              paper_claim(q, f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)",
+                          nums['u_ratio'], 'U-shaped')]
+        if settings.get('converge'):   # the paper's setting: its trained baseline, "around 95%
+                                       # with test error around 0.1" (no data set named)
+            cl += _baseline_claims(what, nums)
+        elif settings['acc'] is not None:
             cl.append(claim(f"{what}: test accuracy with trained embeddings", nums['test_acc'],
-                            f">= {settings['acc']}",
-                            paper=PAPER.frozen_test_acc[1] if key == 'imdb' else None,
-                            source="the rebuttal's trained baseline ('around 95%')"))
+                            f">= {settings['acc']}", by='ours'))
         return cl
     r = fit_report(
         m,

@@ -16,6 +16,7 @@ from ..infra.checks import seed_int, threads_int
 from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
+from .paper import ledger_md
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',
@@ -291,7 +292,7 @@ def report_md(res) -> str:
          + (f"**Rules the paper's own numbers fail, or claims without these fields:** "
             f"{'; '.join(probs)}." if probs
             else "No rule is failed by the paper's own numbers."), '',
-         "## The paper's claims", '', *_claim_table(paper)]
+         *ledger_md(res), "## The paper's claims", '', *_claim_table(paper)]
     if ours:
         L += ["## Our own claims (not the paper's)", '',
               "Checks we add; a failure here is not a finding about the paper.", '',
