@@ -132,21 +132,19 @@ def _interrupt_check():
 
 def _main(argv):
     "main's work: parse, check, run; the exit code (errors as one line and 2)."
-    try:                                   # building the parser imports torch: Ctrl-C there counts
-                                           # too
+    try:  # building the parser imports torch: Ctrl-C there counts too
         parser = make_parser(); _interrupt_check()
         args = parser.parse_args(argv)
         _state['name'] = f'attn-tokens {args.command}'
         _check_env(); _interrupt_check()
         return args._run(args)
     except KeyboardInterrupt: return 130
-    except MemoryError as e:               # an allocation no estimate foresaw: still one line, with
-                                           # the fix
+    except MemoryError as e:  # an allocation no estimate foresaw: still one line, with the fix
         print(f"{_state['name']}: error: out of memory ({e or 'an allocation failed'}): {_OOM_FIX}",
               file=sys.stderr); return 2
     except Exception as e:
-        if _interrupted: return 130        # a Ctrl-C inside an import can surface as another error
-                                           # of the half-imported module
+        # a Ctrl-C inside an import can surface as another error of the half-imported module
+        if _interrupted: return 130
         if (
             isinstance(e, RuntimeError)
             and "can't allocate memory" in str(e)

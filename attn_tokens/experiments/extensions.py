@@ -112,8 +112,9 @@ def mlp_readout(model, data, chunk=2000) -> dict:
 
 
 # %% ../../nbs/experiments/08_extensions.ipynb #a8de1401
-MLP_SIZES = {   # epochs: the cap of each run (in epochs of the training split); seeds: runs of the
-                # MLP (the residual variant: one); window, settle: the rule `mlp_judged`
+# epochs: the cap of each run (in epochs of the training split); seeds: runs of the MLP (the
+# residual variant: one); window, settle: the rule `mlp_judged`
+MLP_SIZES = {
     'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200,
                   epochs=10, seeds=3, window=3, settle=0.02),
     'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250,

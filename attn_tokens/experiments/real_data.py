@@ -84,8 +84,8 @@ def check_data(cfg: ExpConfig, names) -> list:
     return sets
 
 # %% ../../nbs/experiments/06_real_data.ipynb #ea1d43c0
-REAL_SIZES = {   # per data set and size: subset sizes (None = all), max_len, d, optimizer settings,
-                 # claim thresholds
+# per data set and size: subset sizes (None = all), max_len, d, optimizer settings, claim thresholds
+REAL_SIZES = {
     'imdb': {
         'quick': dict(min_count=20, n_train=2000, n_test=2000, max_len=96, d=64, lr=0.01, steps=100,
                       rho=0.8, acc=0.7),
@@ -181,8 +181,9 @@ def _real(key, cfg):
                              f"means)", nums['spearman_v_bins'], 'increasing'),
               paper_claim(q, f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)",
                           nums['u_ratio'], 'U-shaped')]
-        if settings.get('converge'):   # the paper's setting: its trained baseline, "around 95%
-                                       # with test error around 0.1" (no data set named)
+        # the paper's setting: its trained baseline, "around 95% with test error around 0.1" (no
+        # data set named)
+        if settings.get('converge'):
             cl += _baseline_claims(what, nums)
         elif settings['acc'] is not None:
             cl.append(claim(f"{what}: test accuracy with trained embeddings", nums['test_acc'],
@@ -219,8 +220,8 @@ def _real(key, cfg):
     )
     return r
 
-REAL_EXPERIMENTS = {   # one experiment per data set of REAL_SIZES (the same name): its docstring,
-                       # which the listing prints
+# one experiment per data set of REAL_SIZES (the same name): its docstring, which the listing prints
+REAL_EXPERIMENTS = {
     'imdb': "One-layer model on IMDB: monotone E^T v, U-shaped E^T p, test accuracy.",
     'yelp': "One-layer model on the binary view of the local Yelp Review Full 4,000-review subset "
             "(1-2 stars vs 4-5 stars).",

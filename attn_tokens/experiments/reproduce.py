@@ -87,8 +87,8 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
     for name, f in exps.items():
         r, t0 = {'status': None, **_run_info(cfg)}, time.time()
         try: r.update(f(cfg)); r['status'] = 'ok'
-        except CheckpointError: raise       # the user's file, not the experiment: stop, and leave
-                                            # the results as they are
+        # the user's file, not the experiment: stop, and leave the results as they are
+        except CheckpointError: raise
         except Skip as e: r.update(status='skipped', reason=str(e))
         except Exception as e:
             r.update(status='error', reason=f"{type(e).__name__}: {e}",
@@ -155,8 +155,7 @@ def _read_results(path: Path) -> dict:
             and isinstance(res.get('experiments'), dict)
         ):
             raise ValueError("no table 'experiments' of results")
-    except ValueError as e:                    # JSONDecodeError and UnicodeDecodeError are
-                                               # ValueErrors
+    except ValueError as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         aside = path.with_name(
             f"{path.name}.unreadable-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
         )
@@ -166,8 +165,8 @@ def _read_results(path: Path) -> dict:
               "and started a new results.json", file=sys.stderr)
         return {'package': 'attn_tokens', 'experiments': {}}
     res['experiments'] = _set_aside_malformed(path, res['experiments'])
-    for r in res['experiments'].values():      # written before results carried their own run
-                                               # information
+    # written before results carried their own run information
+    for r in res['experiments'].values():
         for k in RUN_KEYS:
             if k in res: r.setdefault(k, res[k])
     return {'package': 'attn_tokens', 'experiments': res['experiments']}
@@ -187,8 +186,7 @@ def write_outputs(out, entries: dict) -> dict:
         res['updated'] = _now()
         files.write_json(out / 'results.json', res)
         runs = diagnostics_runs(res)
-        if len(runs) >= 2:                     # the shape statistics against test accuracy, across
-                                               # the experiments
+        if len(runs) >= 2:  # the shape statistics against test accuracy, across the experiments
             import matplotlib.pyplot as plt
             plt.close(plot_diagnostics(runs, out / 'diagnostics.png',
                                        title='shape statistics against test accuracy, per '
@@ -364,8 +362,8 @@ def cli_run(args) -> int:
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads)
     from attn_tokens.engine import distributed
-    with distributed.rank0_outputs(cfg) as cfg:    # under torchrun: rank 0 writes the outputs, the
-                                                   # others nothing (11_distributed)
+    # under torchrun: rank 0 writes the outputs, the others nothing (11_distributed)
+    with distributed.rank0_outputs(cfg) as cfg:
         print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data "
               f"{cfg.data_path or 'Hub (none local)'}, out {args.out}")
         res = run_all(cfg, args.only)

@@ -25,32 +25,30 @@ OPTIMIZERS = ('adam', 'sgd', 'gd')
 @dataclass
 class TrainConfig:
     "Hyper-parameters of one training run."
-    lr: float = 1e-2                # learning rate of 'adam' and 'sgd'/'gd' (a callable optimizer
-                                    # sets its own)
+    lr: float = 1e-2  # learning rate of 'adam' and 'sgd'/'gd' (a callable optimizer sets its own)
     steps: int = 200                # optimizer steps (at most)
     batch_size: int | None = None   # None = full batch
-    optimizer: str | Callable = 'adam'  # 'adam', 'sgd' (= 'gd': plain GD), or a callable params ->
-                                        # torch.optim.Optimizer
+    # 'adam', 'sgd' (= 'gd': plain GD), or a callable params -> torch.optim.Optimizer
+    optimizer: str | Callable = 'adam'
     betas: tuple = (0.9, 0.999)     # Adam
     weight_decay: float = 0.        # L2 penalty added to the gradient
     trainable: tuple | None = None  # names of trained parameters; None = all of the model's
-    val_frac: float = 0.1           # fraction of the training set held out for early stopping (0 =
-                                    # none)
-    patience: int | None = 5        # evaluations without improvement before stopping (None = never
-                                    # stop)
+    val_frac: float = 0.1  # fraction of the training set held out for early stopping (0 = none)
+    patience: int | None = 5  # evaluations without improvement before stopping (None = never stop)
     eval_every: int = 10            # steps between validation evaluations (and convergence checks)
     seed: int = 0                   # seeds the validation split and the mini-batch order
     ckpt: str | None = None         # checkpoint file; a rerun resumes from it
     ckpt_every: int = 50            # steps between checkpoints
     progress: bool = True           # show a progress bar
-    tol: float | None = None        # converged: training loss fell by less than tol (relative) over
-                                    # eval_every steps
-    grad_tol: float | None = None   # converged: gradient norm of the trained parameters below
-                                    # grad_tol
-    dir_tol: float | None = None    # converged: every training margin positive and 1 - cos of the
-                                    # parameters' direction over eval_every steps <= dir_tol
-    keep_last: bool = False         # also return the last parameters (TrainResult.last) before the
-                                    # best ones are restored
+    # converged: training loss fell by less than tol (relative) over eval_every steps
+    tol: float | None = None
+    # converged: gradient norm of the trained parameters below grad_tol
+    grad_tol: float | None = None
+    # converged: every training margin positive and 1 - cos of the parameters' direction over
+    # eval_every steps <= dir_tol
+    dir_tol: float | None = None
+    # also return the last parameters (TrainResult.last) before the best ones are restored
+    keep_last: bool = False
 
     def __post_init__(self):
         """Every field checked where it is given: the field, the value and the fix (see
@@ -127,17 +125,18 @@ class TrainResult:
     stopped_early: bool = False
     converged: bool = False         # stopped by the convergence criterion (tol, grad_tol)
     stop_reason: str = 'steps'      # 'steps' (step budget), 'early_stop' or 'converged'
-    converged_by: str | None = None # the rule that stopped a converged run: 'loss' (tol), 'grad'
-                                    # (grad_tol) or 'direction' (dir_tol)
+    # the rule that stopped a converged run: 'loss' (tol), 'grad' (grad_tol) or 'direction'
+    # (dir_tol)
+    converged_by: str | None = None
     train_loss: float = float('nan')
     val_loss: float = float('nan')
     val_acc: float = float('nan')
     seconds: float = 0.             # wall time of this call
     resumed_from: int = 0           # step found in the checkpoint (0 = fresh start)
-    history: list = field(default_factory=list)  # dicts: step, train_loss, [val_loss, val_acc],
-                                                 # [grad_norm], [dir_change, train_acc]
-    last: dict | None = None        # with cfg.keep_last: the trained parameters at the last step
-                                    # (e.g. the converged model)
+    # dicts: step, train_loss, [val_loss, val_acc], [grad_norm], [dir_change, train_acc]
+    history: list = field(default_factory=list)
+    # with cfg.keep_last: the trained parameters at the last step (e.g. the converged model)
+    last: dict | None = None
 
 def _classes(model):
     "The model's number of classes (a DataParallel's: its model's); None if it does not say."
@@ -197,8 +196,8 @@ def _grad_norm(ps):
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
     """Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer; early
     stopping on `val` or a seeded split; resumable."""
-    model = distributed.auto_wrap(model)   # under torchrun: data-parallel for the one-layer model
-                                           # (see below)
+    # under torchrun: data-parallel for the one-layer model (see below)
+    model = distributed.auto_wrap(model)
     t0 = time.time()
     P = dict(model.named_parameters())
     names = cfg.trainable or tuple(P)
@@ -308,8 +307,7 @@ def _resume(model, opt, names, cfg, key, res):
                               f"({str(e).splitlines()[0][:200]}): {_ckpt_fix(cfg.ckpt)}",
                               cfg.ckpt) from None
     P = dict(model.named_parameters())
-    best = ck['best']                # None: no validation yet, or the best parameters are the
-                                     # current ones
+    best = ck['best']  # None: no validation yet, or the best parameters are the current ones
     if best is None and math.isfinite(ck['best_loss']):
         best = {k: P[k].detach().clone() for k in names}
     res.history, res.best_step, res.stopped_early, res.converged = (
@@ -417,8 +415,8 @@ def _batches(model, tokens, labels, val, cfg):
     """The data of the loop on this rank: (full batch?, its tokens, its labels, the prepared full
     batch or None, the prepared validation batch and its labels or None)."""
     full = cfg.batch_size is None or cfg.batch_size >= len(tokens)
-    mine = getattr(model, 'shard', lambda *xs: xs)   # distributed.DataParallel: this rank's part of
-                                                     # every batch
+    # distributed.DataParallel: this rank's part of every batch
+    mine = getattr(model, 'shard', lambda *xs: xs)
     tl, yl = mine(tokens, labels)
     batch = model.prepare(tl, yl) if full else None
     if val is not None: vt, vy = mine(*val); vbatch = (model.prepare(vt, vy), vy)
@@ -484,8 +482,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     restored."""
     P = dict(model.named_parameters()); ps = [P[k] for k in names]
     full, tl, yl, batch, vbatch = _batches(model, tokens, labels, val, cfg)
-    writes = distributed.writes()                      # under torchrun: rank 0 alone writes the
-                                                       # checkpoints
+    writes = distributed.writes()  # under torchrun: rank 0 alone writes the checkpoints
     res, key = TrainResult(), {'settings': _cfg_key(cfg, model),
                                **(ident or {'data': None, 'init': None})}
     st = SimpleNamespace(step=0, best_loss=math.inf, n_bad=0, best=None, dirs=None)
