@@ -411,12 +411,14 @@ def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empt
     (trx, try_), (tex, tey), classes, n_empty, held = _prepare(
         texts, labels, test_texts, test_labels, s['seed'], skip_empty, where)
     fp, K = data_fingerprint((trx, try_), (tex, tey)), len(classes)
-    arrays, meta = tokenize({'train': (trx, try_), 'test': (tex, tey)}, K, s['min_count'],
-                            s['max_size'], progress, cache, fp)
-    vocab = text.Vocab(arrays['vocab'].tolist(), arrays['vocab_counts'])
-    if len(vocab) == 0:
+    try:
+        arrays, meta = tokenize({'train': (trx, try_), 'test': (tex, tey)}, K, s['min_count'],
+                                s['max_size'], progress, cache, fp)
+    except ValueError as e:                        # text's empty vocabulary, said for this command
+        if 'vocabulary is empty' not in str(e): raise
         raise DataError(f"{where}: no word occurs at least min_count={s['min_count']} times in the "
-                        f"{len(trx)} training texts; lower the minimum count (--min-count)")
+                        f"{len(trx)} training texts; lower the minimum count (--min-count)") from None
+    vocab = text.Vocab(arrays['vocab'].tolist(), arrays['vocab_counts'])
     tr, te = (_token_data(arrays, x, vocab.itos, K, s['max_len']) for x in ('train', 'test'))
     for name, d in (('training', tr), ('test', te)):
         if d.n == 0 or (name == 'training' and len(torch.unique(d.labels)) < 2):
