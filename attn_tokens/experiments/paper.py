@@ -647,7 +647,6 @@ def statement_verdict(measured, stmt):
             else 'outside its premises' if n else 'not measured yet')
     return f"{word}: " + '; '.join(parts)
 
-# %% ../../nbs/experiments/04c_paper.ipynb #fb6d74dd
 def window_theorem_verdict(measured, name='eta0_window.json'):
     """(word, text): Theorem 4.3 judged as 03d judges it over the seeds of each setting (data, d,
     eta0 rule) of the eta0 window: a seed 'reached' p_mm^rel (1 - cos <= 1 - COS_CONVERGED),
@@ -673,6 +672,7 @@ def window_theorem_verdict(measured, name='eta0_window.json'):
     return word, (f"{name}: {len(cells)} settings: " + ', '.join(
         f"{k} {w}" for w, k in sorted(v.items())) if cells else f"{name}: no run finished")
 
+# %% ../../nbs/experiments/04c_paper.ipynb #fb6d74dd
 def corollary_e_verdict(measured):
     """Corollary E (ours): eta0 >= eta* (realised F) gives the stage-1 score condition. Runs above
     the bound where it failed are counterexamples; runs below it are no evidence."""
