@@ -15,7 +15,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT/'tools'))
-from check_site import CDP, find_chromium   # noqa: E402  (the docs' browser check: one Chromium driver)
+from check_site import CDP, console_errors, find_chromium   # noqa: E402  (the docs' browser check: one Chromium driver)
 
 PAGE_JS = r'''(async () => {
   await Promise.all([...document.images].map(i => i.complete ? 0 : new Promise(r => { i.onload = i.onerror = r; })));
@@ -49,15 +49,7 @@ def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> 
         if 'exceptionDetails' in r: return [f'check script failed: {r["exceptionDetails"]}']
         res = r['result']['value']
         cdp.drain(0.5)
-        probs = []
-        for e in cdp.events:
-            m, p = e.get('method'), e.get('params', {})
-            if m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert'):
-                probs.append('console.error: ' + ' '.join(str(x.get('value', '')) for x in p.get('args', [])))
-            elif m == 'Runtime.exceptionThrown':
-                probs.append('exception: ' + p.get('exceptionDetails', {}).get('text', ''))
-            elif m == 'Log.entryAdded' and p.get('entry', {}).get('level') == 'error':
-                probs.append(f"console: {p['entry'].get('source')}: {p['entry'].get('text')} {p['entry'].get('url', '')}")
+        probs = console_errors(cdp.events)
         probs += [f"image not loaded: {i['alt']}" for i in res['images'] if not i['ok']]
         if not res['images']: probs.append('no figure on the page')
         if res['examples'] < N_EXAMPLES: probs.append(f"{res['examples']} examples, expected {N_EXAMPLES}")

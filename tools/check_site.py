@@ -132,6 +132,22 @@ PAGE_JS = r'''(async () => {
 
 
 # ------------------------------------------------------------------ static link check
+def console_errors(events) -> list:
+    "The console errors, uncaught exceptions and error log entries among a page's CDP `events`."
+    errs = []
+    for e in events:
+        m, p = e.get('method'), e.get('params', {})
+        if m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert'):
+            errs.append('console.error: ' + ' '.join(str(x.get('value', x.get('description', '')))
+                                                     for x in p.get('args', [])))
+        elif m == 'Runtime.exceptionThrown':
+            errs.append('exception: ' + p.get('exceptionDetails', {}).get('text', ''))
+        elif m == 'Log.entryAdded' and p.get('entry', {}).get('level') == 'error':
+            en = p['entry']
+            errs.append(f"{en.get('source')}: {en.get('text')} {en.get('url', '')}".strip())
+    return [f'console: {x}' for x in errs]
+
+
 class _Links(HTMLParser):
     def __init__(self):
         super().__init__(); self.ids, self.refs = set(), []
@@ -211,16 +227,7 @@ def main():
             if 'exceptionDetails' in r: failures.append(f'{page}: check script failed: {r["exceptionDetails"]}'); continue
             res = r['result']['value']
             cdp.drain(0.3)
-            errs = []
-            for e in cdp.events:
-                m, p = e.get('method'), e.get('params', {})
-                if m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert'):
-                    errs.append('console.error: ' + ' '.join(str(x.get('value', x.get('description', ''))) for x in p.get('args', [])))
-                elif m == 'Runtime.exceptionThrown':
-                    errs.append('exception: ' + p.get('exceptionDetails', {}).get('text', ''))
-                elif m == 'Log.entryAdded' and p.get('entry', {}).get('level') == 'error':
-                    errs.append(f"{p['entry'].get('source')}: {p['entry'].get('text')} {p['entry'].get('url', '')}".strip())
-            probs = [f'console: {x}' for x in errs]
+            probs = console_errors(cdp.events)
             probs += [f"image not loaded: {i['src']}" for i in res['images'] if not i['ok']]
             probs += [f'raw TeX visible: {x!r}' for x in res['raw']]
             if res['math'] < info['math']:
