@@ -6,7 +6,8 @@
 __all__ = ['SUBCOMMANDS', 'make_parser', 'main', 'run_cli', 'run_main', 'check_exit']
 
 # %% ../nbs/infra/09_cli.ipynb #9e4d2bb6
-import argparse, atexit, contextlib, importlib, io, os, signal, subprocess, sys, threading
+import _thread, argparse, atexit, contextlib, importlib, io, os, signal, subprocess, sys
+import threading, time
 
 # %% ../nbs/infra/09_cli.ipynb #8e5dfb26
 SUBCOMMANDS = {
@@ -51,7 +52,8 @@ def __getattr__(name):
 # %% ../nbs/infra/09_cli.ipynb #6447deda
 _interrupted = []       # set by the SIGINT handler of a running `main`
 # 'run' (main at work) or 'idle'; the command's name; whether the "interrupted" line was printed
-_state = {'phase': 'idle', 'name': 'attn-tokens', 'said': False}
+# whether a KeyboardInterrupt was raised; whether a deferred SIGINT awaits the end of an import
+_state = {'phase': 'idle', 'name': 'attn-tokens', 'said': False, 'raised': False, 'waiting': False}
 
 def _say_interrupted():
     "The one line, once."
@@ -59,12 +61,35 @@ def _say_interrupted():
     _state['said'] = True
     print(f"{_state['name']}: interrupted", file=sys.stderr, flush=True)
 
+def _in_import(frame):
+    "Whether `frame` runs inside an import (its stack passes through importlib's bootstrap)."
+    while frame is not None:
+        if frame.f_code.co_filename.startswith('<frozen importlib'): return True
+        frame = frame.f_back
+    return False
+
+def _after_import():
+    """Wait (in a thread) until the main thread has left its import, then deliver the deferred
+    SIGINT there; nothing if `main` has finished meanwhile (its end reads the record)."""
+    main_id = threading.main_thread().ident
+    while _state['phase'] == 'run' and _in_import(sys._current_frames().get(main_id)):
+        time.sleep(0.005)
+    _state['waiting'] = False
+    if _state['phase'] == 'run': _thread.interrupt_main(signal.SIGINT)
+
 def _on_sigint(signum, frame):
     """Record the interrupt; while `main` works, raise KeyboardInterrupt (once: its clean-up is not
-    interrupted again)."""
-    first = not _interrupted
+    interrupted again). Inside an import the raise waits until the import ends: raised there, it can
+    cross a C++ extension's initialisation (torch's `_c10d_init`), which aborts the process."""
     _interrupted.append(signum)
-    if _state['phase'] == 'run' and first: raise KeyboardInterrupt
+    if _state['phase'] != 'run' or _state['raised']: return
+    if _in_import(frame):
+        if not _state['waiting']:
+            _state['waiting'] = True
+            threading.Thread(target=_after_import, daemon=True).start()
+        return
+    _state['raised'] = True
+    raise KeyboardInterrupt
 
 def _exit_handler(state):
     """The SIGINT handler for the process's last moments, after `main`: the line (unless said) and
@@ -95,7 +120,7 @@ def main(argv=None):
     cmd = next((str(a) for a in (sys.argv[1:] if argv is None else argv)
                 if not str(a).startswith('-')), None)
     _interrupted.clear()
-    _state.update(phase='idle', said=False,
+    _state.update(phase='idle', said=False, raised=False, waiting=False,
                   name='attn-tokens' + (f' {cmd}' if cmd in SUBCOMMANDS else ''))
     old = (
         signal.signal(signal.SIGINT, _on_sigint)
