@@ -7,9 +7,11 @@ Fixed before any run. Per run: the reached kind, cos to the arg-max and the reac
 p_mm, eta0/eta*, local_optimality and strict_multipliers of the reached selection, the instability
 number N_v, the loss's monotonicity, and the number of sequences that select no relevant token.
 Written to OUT.json atomically after every run; a rerun with the same OUT skips the runs done.
-Usage: nice -n 19 python tools/eta0_window.py OUT.json [--quick]
+Usage: nice -n 19 python tools/eta0_window.py OUT.json [--quick] [--shard I/N]
+(--shard I/N: this process runs every N-th task from the I-th; N processes share OUT.json, each
+merging its run into the file under a lock)
 (read by nbs/theory/03f_large_d.ipynb)"""
-import argparse, json, math, os, time
+import argparse, fcntl, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import torch
 
@@ -18,7 +20,9 @@ SHAPES = {   # make_assumption1 arguments, data seed 0 for every run (the token 
     'n300_V70_T8': dict(n=300, n_relevant=10, n_irrelevant=60, T=8),
 }
 RULES = {'abs440': ('abs', 440.), '1.2xE': ('corE', 1.2), '3.6xE': ('corE', 3.6)}
-# (shape, d, rules, seeds), cheap cells first; a sweep cut off by the deadline has whole cells
+# (shape, d, rules, seeds); the runs go in blocks of 5 seeds, each block over every cell in this
+# order (cheap cells first), so that a sweep cut off by its time budget has the same seeds in
+# every cell (fixed before any run of the larger cells, independent of any outcome)
 PLAN = [('n2000_V110_T32', 128, ('abs440', '1.2xE', '3.6xE'), range(20)),
         ('n300_V70_T8', 128, ('1.2xE', '3.6xE'), range(20)),
         ('n300_V70_T8', 512, ('1.2xE', '3.6xE'), range(20)),
@@ -29,10 +33,14 @@ PLAN = [('n2000_V110_T32', 128, ('abs440', '1.2xE', '3.6xE'), range(20)),
         ('n2000_V110_T32', 8192, ('abs440', '1.2xE', '3.6xE'), range(10))]
 COMMAND = 'nice -n 19 python tools/eta0_window.py nbs/measured/eta0_window.json'
 
+BLOCK = 5
+
 def tasks(quick=False):
-    "Every (shape, d, rule, seed) in PLAN's order, seed-major inside a cell."
+    "Every (shape, d, rule, seed): blocks of BLOCK seeds, each over PLAN's cells in order."
     if quick: return [('n300_V70_T8', 32, r, s) for r in ('1.2xE',) for s in range(2)]
-    return [(sh, d, r, s) for sh, d, rules, seeds in PLAN for s in seeds for r in rules]
+    top = max(len(seeds) for *_, seeds in PLAN)
+    return [(sh, d, r, s) for b in range(0, top, BLOCK) for sh, d, rules, seeds in PLAN
+            for s in seeds[b:b + BLOCK] for r in rules]
 
 def key(task): return '|'.join(map(str, task))
 
@@ -86,11 +94,16 @@ def run_one(task):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('out'); ap.add_argument('--quick', action='store_true')
+    ap.add_argument('--shard', default='0/1', help='I/N: every N-th task from the I-th')
     a = ap.parse_args()
+    i_sh, n_sh = map(int, a.shard.split('/'))
+    if not 0 <= i_sh < n_sh: ap.error(f'--shard {a.shard}: need 0 <= I < N')
     from attn_tokens.infra.files import write_json
     torch.set_num_threads(1)
-    runs = json.load(open(a.out))['runs'] if os.path.exists(a.out) else {}
-    todo = [t for t in tasks(a.quick) if key(t) not in runs]
+    def load():
+        return json.load(open(a.out))['runs'] if os.path.exists(a.out) else {}
+    runs = load()
+    todo = [t for j, t in enumerate(tasks(a.quick)) if j % n_sh == i_sh and key(t) not in runs]
     meta = dict(command=COMMAND + (' --quick' if a.quick else ''),
                 shapes={k: v | dict(seed=0) for k, v in SHAPES.items()},
                 generator='make_assumption1', rules={k: list(v) for k, v in RULES.items()},
@@ -98,13 +111,16 @@ def main():
                 protocol='run_protocol(tokens, labels, V=V, d=d, seed=seed, eta0=eta0): the '
                          'defaults of attn-tokens theory (stage 2 the exponential-Euler flow, '
                          'stop when every top token leads by 300, at most 10000 steps)',
-                machine='2-core machine shared with about six other jobs; one process, one '
-                        'torch thread, nice 19')
+                machine=f'2-core machine with other work on it; {n_sh} process(es) '
+                        '(--shard), one torch thread each, nice 19')
     print(f"{len(runs)} runs done, {len(todo)} to go", flush=True)
     t0 = time.time()
     for i, task in enumerate(todo, 1):
-        rec = run_one(task); runs[key(task)] = rec
-        write_json(a.out, dict(meta=meta, runs=runs))
+        rec = run_one(task)
+        with open(a.out + '.lock', 'w') as lock:   # the other shards' runs are kept
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            runs = load(); runs[key(task)] = rec
+            write_json(a.out, dict(meta=meta, runs=runs))
         print(f"[{i}/{len(todo)}, {time.time() - t0:.0f} s] {key(task)}: "
               f"{rec.get('reached_kind', rec.get('ending'))} ({rec.get('time_s', 0):.1f} s)",
               flush=True)
