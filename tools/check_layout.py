@@ -7,6 +7,10 @@ Rules (each line of output names the file and, where it applies, the cell and th
 - define, show, test: no notebook has more than MAX_EXPORT_RUN export cells in a row without a code cell
   that is not exported (one that shows or checks them) between them; markdown cells do not interrupt a run;
 - no tracker words ("issue 27", "Done-when") in notebooks: the pages are for readers, the tracker is not;
+- imports in their own cells: nbdev's docs build executes every cell with an import in it (to render
+  show_doc), so a cell that imports and also computes runs again at build time (a `slow` cell too: 09_cli's
+  Ctrl-C probe added 2 minutes to every docs build); nbdev's own test for it (an import plus an expression or
+  an assignment, in a code cell not exported and not `eval: false`);
 - one spelling of "normalised" in the library and the command line (British, as the prose);
 - no function of attn_tokens/theory/ takes more than MAX_PARAMS parameters (a config object carries more).
 """
@@ -40,6 +44,19 @@ def export_runs(cells):
     return runs
 
 
+def mixes_imports(src):
+    "Whether nbdev's docs build would run this non-exported code cell for its imports, with other code in it."
+    if EXPORT.search(src) or re.search(r'^#\|\s*eval:\s*false', src, re.M | re.I): return False
+    try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('%', '!'))))
+    except SyntaxError: return False
+    # matplotlib.use('Agg') beside the imports is part of importing
+    use = lambda n: (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+                     and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == 'use')
+    nodes = list(ast.walk(tree))
+    return (any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in nodes)
+            and any(isinstance(n, (ast.Expr, ast.Assign)) and not use(n) for n in nodes))
+
+
 def check_notebook(f):
     cells, rel = json.loads(f.read_text(encoding='utf-8'))['cells'], f.relative_to(ROOT)
     out = [f"{rel}: cells {s}..: {n} export cells in a row (at most {MAX_EXPORT_RUN}); put a cell that shows "
@@ -47,6 +64,10 @@ def check_notebook(f):
     for i, c in enumerate(cells):
         m = TRACKER.search(''.join(c['source']))
         if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
+        src = ''.join(c['source'])
+        if c['cell_type'] == 'code' and mixes_imports(src) and 'nbdev_export' not in src:
+            out.append(f"{rel}: cell {i}: imports and other code in one cell (the docs build runs it); "
+                       f"move the imports to the notebook's imports cell")
     return out
 
 
