@@ -8,7 +8,6 @@ __all__ = ['EXPERIMENT_DATA', 'REAL_SIZES', 'DATASET', 'REAL_EXPERIMENTS', 'imdb
 
 # %% ../../nbs/experiments/06_real_data.ipynb #173f3526
 import functools
-from pathlib import Path
 import torch
 
 # %% ../../nbs/experiments/06_real_data.ipynb #d03e364f
