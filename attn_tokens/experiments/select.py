@@ -484,19 +484,20 @@ def _result(model, vocab, classes, s, tr, te, tex, fp, where, numbers) -> Select
     return SelectResult(table, model, vocab, classes, s, tr, te, tex, numbers, claims, fp)
 
 # %% ../../nbs/experiments/09_select.ipynb #9ddeea97
-def balance_note(numbers: dict) -> str | None:
+def balance_note(numbers: dict, train: str = 'one-step') -> str | None:
     """For two classes whose training shares differ by more than two standard errors of a fair
-    split (|P(1) - P(0)| > 2/sqrt(n), the standard error being 1/sqrt(n)): what the imbalance does to
-    E_s^T v, in one paragraph; else None."""
+    split (|P(1) - P(0)| > 2/sqrt(n), the standard error being 1/sqrt(n)): what the imbalance
+    does to E_s^T v under the training `train`, in one paragraph; else None."""
     w, n = numbers['class_shares'], numbers['n_train']
     if len(w) != 2 or abs(w[1] - w[0]) <= 2 / np.sqrt(n): return None
     g = w[1] - w[0]
+    step = (" The one step on E moves every word toward the larger class in proportion to its "
+            "frequency (the signed frequency of Lemma 4.1 is not centred), and training v "
+            "afterwards takes much of that back, not always all." if train == 'one-step' else "")
     return (f"the classes are unbalanced: P(1) - P(0) = {g:+.3f} over {n:,} training texts. The "
             f"model has no bias term (the paper's model), so a word unrelated to the label has "
-            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0, and the one step on E moves every "
-            f"word toward the larger class in proportion to its frequency (the signed frequency of "
-            f"Lemma 4.1 is not centred). Training v afterwards takes most of that back, but read "
-            f"E_s^T v of a frequent word against the words whose importance is near {g:+.3f}.")
+            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0.{step} Read E_s^T v of a frequent "
+            f"word against the words whose importance is near {g:+.3f}.")
 
 # %% ../../nbs/experiments/09_select.ipynb #dff82704
 def planted_sentences(n: int = 2000, seed: int = 0, share: float = 0.3, n_words: int = 400,
@@ -570,12 +571,14 @@ def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
     t = r.table
     vcols = [c for c in t.columns if c.startswith('score_v')]
     sets = [(k, v) for k, v in r.settings.items()] + [('tokenizer', 'attn_tokens Tokenizer')]
+    shares = enumerate(zip(r.label_names, nb['class_shares']))
+    note = balance_note(nb, r.settings['train'])
     parts = [f"<h1>Tokens selected by attention: {e(source or 'your data')}</h1>",
              f"<p>One-layer attention f(X) = softmax(p<sup>T</sup>E<sub>X</sub><sup>T</sup>) "
              f"E<sub>X</sub> v, trained on {nb['n_train']:,} texts; tested on {nb['n_test']:,} "
              f"{'held-out ' if nb['test_held_out'] else ''}texts. Vocabulary: {nb['V']:,} words. "
-             f"Classes: {e(', '.join(f'{c} = {k} ({w:.1%})' for k, (c, w) in enumerate(zip(r.label_names, nb['class_shares']))))}.</p>",
-             *([f'<p class="bad">Note: {e(note)}</p>'] if (note := balance_note(nb)) else []),
+             f"Classes: {e(', '.join(f'{c} = {k} ({w:.1%})' for k, (c, w) in shares))}.</p>",
+             *([f'<p class="bad">Note: {e(note)}</p>'] if note else []),
              f"<h2>Test accuracy: {nb['test_acc']:.3f}</h2>",
              '<h2>Settings</h2>', _html_table(sets, ('setting', 'value')),
              '<h2>The paper\'s shape claims on this data</h2>',
@@ -662,9 +665,10 @@ def cli_parser(p):
     p.add_argument('--skip-empty', action='store_true',
                    help='leave out rows whose text is empty or missing (default: refuse them)')
     p.add_argument('--train', choices=tuple(TRAIN_RULES), default=DEFAULTS['train'],
-                   help="one-step (default): what the paper's theorems analyse, one GD step on E, "
-                        "then p (and v, as the rebuttal ran it on real data) with E fixed; full: all "
-                        "of E, p, v with Adam, as the paper's Figure 1 (K > 2 classes: full)")
+                   help="one-step (default): what the paper's theorems analyse, one GD step on "
+                        "E, then p (and v, as the rebuttal ran it on real data) with E fixed; "
+                        "full: all of E, p, v with Adam, as the paper's Figure 1 (K > 2 classes: "
+                        "full)")
     for k, kind, what in (
             ('min_count', positive_int, 'words seen fewer times are left out'),
             ('max_size', positive_int, 'most words in the vocabulary (default: no limit)'),
@@ -690,7 +694,7 @@ def cli_run(args):
                       where=str(args.data), class_names=src.class_names, **sets)
     print('classes: ' + ', '.join(f'{c!r} -> {k} ({w:.1%} of the training texts)' for k, (c, w)
                                   in enumerate(zip(r.classes, r.numbers['class_shares']))))
-    if note := balance_note(r.numbers): print(f'note: {note}')
+    if note := balance_note(r.numbers, r.settings['train']): print(f'note: {note}')
     info = dict(name=src.name, kind=src.kind, text_column=args.text_column,
                 label_column=args.label_column, encoding=args.encoding,
                 files={f: corpora._file_sha(f) for f in src.files})
