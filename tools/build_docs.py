@@ -166,9 +166,13 @@ def process(exec_dir, files, n_workers=2):
     jobs = [(exec_dir/k, cache/k, FilterDefaults) for k in keys]
     # the workers are reused, as nbdev's own proc_nbs does: each notebook gets a fresh IPython shell, and a
     # process per notebook cost 3.3x the time (torch and nbdev imported 38 times: 180 s against 55 s for 37
-    # notebooks, the same pages but for timings and object addresses in outputs)
+    # notebooks, the same pages but for timings and object addresses in outputs). The job goes by its module's
+    # name: the first shell in a worker replaces its __main__, where a job pickled as this script's
+    # __main__._proc_one would no longer be found
+    if str(ROOT/'tools') not in sys.path: sys.path.insert(0, str(ROOT/'tools'))
+    import build_docs
     with ProcessPoolExecutor(n_workers, mp_context=mp.get_context('spawn')) as ex:
-        res = dict(zip(keys, ex.map(_proc_one, jobs)))
+        res = dict(zip(keys, ex.map(build_docs._proc_one, jobs)))
     for n, (_, notes) in res.items():
         for x in notes: print(f'  nbdev, {n}: {x}')
     return cache, {n: e for n, (e, _) in res.items() if e}
