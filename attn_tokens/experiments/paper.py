@@ -665,8 +665,10 @@ def window_theorem_verdict(measured, name='eta0_window.json'):
             else 'failed' if c is not None and c >= COS_CONVERGED else 'undecided',
             r['eta0']))
     v, varying = Counter(), 0
-    for (shape, d, _), runs in cells.items():
-        if len({e for _, e in runs}) > 1: varying += 1; continue
+    rules = j['meta'].get('rules', {})     # rule -> (kind, value); kind 'abs': one eta0
+    for (shape, d, rule), runs in cells.items():
+        if rules.get(rule, ('abs',))[0] != 'abs' or len({e for _, e in runs}) > 1:
+            varying += 1; continue
         data = make_assumption1(**j['meta']['shapes'][shape])
         prem = theorem_premises(data.tokens, data.labels, data.V, d, runs[0][1])
         v[_word(theorem_verdict([o for o, _ in runs], prem)['verdict'])] += 1
