@@ -8,8 +8,8 @@ __all__ = ['PAPER', 'WORDS', 'QUOTES', 'UNCHECKED', 'REFERENCE_ENV', 'PUBLISHED'
            'just_outside', 'reference_texts', 'quote_found', 'paper_claim', 'PublishedTable', 'published_table',
            'table_bins', 'binned_like', 'table_shape', 'paper_shape', 'axis_fill', 'compare_table', 'plot_overlay',
            'with_paper', 'paper_report', 'paper_claims', 'paper_notes', 'ledger_md', 'experiment_verdict',
-           'statement_verdict', 'window_theorem_verdict', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live',
-           'paper_map', 'map_markdown']
+           'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'corollary_e_verdict',
+           'assumption1_verdict', 'lemma41_live', 'paper_map', 'map_markdown']
 
 # %% ../../nbs/experiments/04c_paper.ipynb #067e4927
 import math, os
@@ -602,7 +602,7 @@ def _judged(rec, stmt):
         if part['premise'] is not True: return 'undecided'
         return {True: 'holds', False: 'counterexample'}.get(part['holds'], 'undecided')
     if stmt == 'statement1' and {'stop', 'one_minus_cos_reach', 'n_without_relevant'} <= set(rec):
-        return _statement1(*_statement1_parts(rec), rec['n_without_relevant'])
+        return run_statement1(rec)
     return None
 
 def _statement1_parts(rec):
@@ -617,6 +617,18 @@ def _statement1(monotone, cos_reach, n_without):
     if monotone is False: return 'outside its premises'
     if cos_reach is None or cos_reach < COS_CONVERGED: return 'undecided'
     return 'holds' if n_without == 0 else 'counterexample'
+
+def run_statement1(rec) -> str:
+    "Statement (1)'s verdict word on one sweep run's numbers (03d's rule, as `_judged` reads it)."
+    return _statement1(*_statement1_parts(rec), rec['n_without_relevant'])
+
+def run_outcome(rec) -> str:
+    """Theorem 4.3's conclusion on one sweep run's numbers, as 03d's seed_outcome reads a run:
+    'reached' (Assumption 1 and 1 - cos to p_mm^arg = p_mm^rel within 1 - COS_CONVERGED), 'failed'
+    (p converged in direction elsewhere), else 'undecided'."""
+    c, a = _statement1_parts(rec)[1], rec['one_minus_cos_arg']
+    if rec.get('assumption1', True) and a is not None and a <= 1 - COS_CONVERGED: return 'reached'
+    return 'failed' if c is not None and c >= COS_CONVERGED else 'undecided'
 
 RECORDS = {   # measured file -> its records (the runs or the one study it holds)
     'statements.json': lambda j: j['rows'] + j.get('tied', []),
@@ -659,11 +671,7 @@ def window_theorem_verdict(measured, name='eta0_window.json'):
     cells = {}
     for r in j['runs'].values():
         if 'reached_kind' not in r: continue
-        _, c = _statement1_parts(r)
-        cells.setdefault((r['shape'], r['d'], r['rule']), []).append((
-            'reached' if r['one_minus_cos_arg'] <= 1 - COS_CONVERGED
-            else 'failed' if c is not None and c >= COS_CONVERGED else 'undecided',
-            r['eta0']))
+        cells.setdefault((r['shape'], r['d'], r['rule']), []).append((run_outcome(r), r['eta0']))
     v, varying = Counter(), 0
     rules = j['meta'].get('rules', {})     # rule -> (kind, value); kind 'abs': one eta0
     for (shape, d, rule), runs in cells.items():
