@@ -22,7 +22,7 @@ import numpy as np
 from ..infra import files
 from ..data import stats
 from .analysis import spearman, pearson, _arr, embedding_report
-from .framework import claim, rule_pass
+from .framework import rule_pass
 
 # %% ../../nbs/experiments/04c_paper.ipynb #c4033c74
 @dataclass(frozen=True)
@@ -523,7 +523,6 @@ import json, re
 from collections import Counter
 import torch
 from ..engine import core
-from .framework import rule_pass
 from ..data.generators import make_assumption1
 from ..theory.max_margin import COS_CONVERGED
 from ..theory.beyond import VERDICTS, theorem_premises, theorem_verdict
