@@ -30,7 +30,7 @@ python tools/run_tests.py --save-executed _proc_exec || status=$?
 if [ "${CI:-}" = "true" ]; then
   # The notebooks that run trajectories (training runs, gradient flows), again on the torch path instead of the
   # compiled kernel (built with -march=native, so its rounding depends on the CPU), and with 2 threads instead of 1:
-  # their tests must not depend on the last bits of the arithmetic (about 2 min on the CI machine).
+  # their tests must not depend on the last bits of the arithmetic (about 5 min for both reruns on the 2-core machine).
   traj=(nbs/theory/03b_stage2.ipynb nbs/theory/03c_protocol.ipynb nbs/theory/03d_beyond.ipynb
         nbs/theory/03g_integrators.ipynb nbs/experiments/04_train.ipynb nbs/experiments/05_synthetic.ipynb)
   echo "== notebooks that run trajectories, kernel off (ATTN_TOKENS_KERNEL=0)"
