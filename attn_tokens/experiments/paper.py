@@ -618,7 +618,7 @@ def _statement1(monotone, cos_reach, n_without):
     return 'holds' if n_without == 0 else 'counterexample'
 
 def run_statement1(rec) -> str:
-    "Statement (1)'s verdict word on one sweep run's numbers (03d's rule, as `_judged` reads it)."
+    "Statement (1)'s verdict word on one sweep run's numbers (03d's rule)."
     return _statement1(*_statement1_parts(rec), rec['n_without_relevant'])
 
 def run_outcome(rec) -> str:
