@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 from urllib.parse import urlparse
 import numpy as np
+import attn_tokens
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -16,9 +17,9 @@ from ..engine.core import check_labels
 from ..infra.files import DATA_ENV, atomic_write, check_output, env_flag
 
 # %% auto #0
-__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'N_CLASSES', 'SPLITS', 'DatasetUnavailableError', 'DataDirError',
-           'check_data_dir', 'local_files', 'hub_status', 'check_local_copy', 'load_text_dataset', 'write_local_copy',
-           'corpus_source']
+__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLES',
+           'DatasetUnavailableError', 'DataDirError', 'check_data_dir', 'local_files', 'hub_status', 'check_local_copy',
+           'load_text_dataset', 'write_local_copy', 'corpus_source', 'sample_files']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
 HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity',
@@ -303,3 +304,15 @@ def corpus_source(name: str, data_dir=None):
                     getattr(d.features['label'], 'num_classes', None))
                 for s, d in ds.items()}
     return fp, load
+
+# %% ../../nbs/data/01a_corpora.ipynb #fd2a9d28
+SAMPLE_DIR = Path(attn_tokens.__file__).parent/'samples'   # a data folder: <name>/{train,test}.parquet
+SAMPLES = ('imdb',)            # the data sets with a sample in SAMPLE_DIR (samples/README.md)
+
+def sample_files(name) -> Optional[dict]:
+    """Split -> parquet file of the sample of `name` that ships with the package (train and test),
+    or None when there is none."""
+    _check_name(name)
+    if name not in SAMPLES: return None
+    files = _split_files(SAMPLE_DIR, name)
+    return files if {'train', 'test'} <= set(files) else None

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['EXPERIMENT_DATA', 'REAL_SIZES', 'DATASET', 'REAL_EXPERIMENTS', 'imdb', 'yelp', 'yelp_pool', 'yelp_polarity',
-           'load_real', 'check_data', 'data_label', 'train_config', 'one_layer_setup', 'one_layer_real']
+           'data_source', 'load_real', 'check_data', 'data_label', 'train_config', 'one_layer_setup', 'one_layer_real']
 
 # %% ../../nbs/experiments/06_real_data.ipynb #173f3526
 import functools
@@ -40,18 +40,33 @@ def _check_copy(name, cfg: ExpConfig):
     splits and labels checked; None if there is none (then the Hub)."""
     return corpora.check_local_copy(name, cfg.data_dir)
 
-def load_real(name, cfg: ExpConfig, min_count=20, max_len=None, n_train=None, n_test=None):
-    """(train, test) TokenData of `name`, seeded subsets of n_train / n_test sequences; Skip if
-    unavailable (never when a data folder is given: it must hold `name`)."""
+def data_source(name, cfg: ExpConfig) -> tuple:
+    """Where a run reads data set `name`: (the data folder to pass on, None for $ATTN_TOKENS_DATA's
+    copy or the Hub; a line saying which data these are), or Skip naming the data and the fix. A
+    quick run with no local copy and no reachable Hub reads the package's sample of IMDB, and says
+    so; a larger run never does."""
     folder = corpora.DERIVED.get(name, name)
-    if _check_copy(name, cfg) is None and cfg.size == 'quick':
-        # None: the Hub is reachable, download IMDB
-        why = 'it is not IMDB' if name != 'imdb' else corpora.hub_status()
-        if why is not None:
-            raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from "
-                       f"a reachable Hub ({why}); pass --data-dir or set ATTN_TOKENS_DATA to a "
-                       f"folder holding {folder}/train.parquet and {folder}/test.parquet")
-    try: tr, te = _load(name, min_count, max_len, cfg.data_dir)
+    files = _check_copy(name, cfg)
+    if files is not None: return cfg.data_dir, f"{name}: local copy in {files['train'].parent}"
+    hub = corpora.HUB_IDS.get(folder)
+    fix = (f"set ATTN_TOKENS_DATA (or pass --data-dir) to a folder holding "
+           f"{folder}/train.parquet and {folder}/test.parquet")
+    if cfg.size != 'quick': return None, f"{name}: the Hugging Face Hub ({hub or 'no Hub id'})"
+    why = 'it is not IMDB' if folder != 'imdb' else corpora.hub_status()
+    if why is None: return None, f"{name}: the Hugging Face Hub ({hub})"
+    if corpora.sample_files(folder):
+        return corpora.SAMPLE_DIR, (
+            f"{name}: the {folder.upper()} sample shipped with the package (500 + 500 reviews; "
+            f"attn_tokens/samples/README.md), not the full data set: no local copy, and the Hub "
+            f"is {why}; for the full set, {fix}")
+    raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from a "
+               f"reachable Hub ({why}); {fix}")
+
+def load_real(name, cfg: ExpConfig, min_count=20, max_len=None, n_train=None, n_test=None):
+    """(train, test) TokenData of `name` from `data_source`, seeded subsets of n_train / n_test
+    sequences; Skip if unavailable (never when a data folder is given: it must hold `name`)."""
+    data_dir, _ = data_source(name, cfg)
+    try: tr, te = _load(name, min_count, max_len, data_dir)
     except corpora.DatasetUnavailableError as e: raise Skip(str(e)) from None
     if te is None:
         raise ValueError(f"{name}: the data have no test split, on which the experiments are "
