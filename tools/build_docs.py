@@ -12,7 +12,8 @@ Steps: (0) nbs/sidebar.yml must list every notebook (by its path under nbs/) exa
 one, and, with part folders, each section holds exactly one folder (it is the one page list, also read by
 Quarto for `nbdev_preview`); (1) execute every notebook of nbs/ like nbdev's test_nb (cwd nbs/,
 IN_TEST=1, `slow` cells skipped) into _proc_exec/, reusing a saved copy when neither the notebook nor the
-library changed (`run_tests.py --save-executed _proc_exec` leaves such copies); (2) nbdev's own processing
+library changed (`run_tests.py --save-executed _proc_exec` leaves such copies); a notebook that raised stops the
+build there (no page is published that shows a traceback); (2) nbdev's own processing
 (`proc_nbs`: hidden cells, show_doc, directives) into _proc/; (3) pandoc renders each page: MathML math (no
 network, no JavaScript), highlighted code, figures copied next to the pages, a sidebar in the order of
 nbs/sidebar.yml, .ipynb links rewritten to .html; (4) README.md from the processed nbs/index.ipynb (pandoc,
@@ -650,7 +651,13 @@ def main():
     EXEC_DIR.mkdir(exist_ok=True)
     failed = execute_all(files, EXEC_DIR, a.n_workers, a.force)
     t1 = time.time()
-    print(f'execute: {t1 - t0:.1f} s' + (f'; notebooks with errors (their pages show the traceback): {", ".join(failed)}' if failed else ''))
+    print(f'execute: {t1 - t0:.1f} s')
+    if failed:     # a page that shows a traceback is never published: the build stops here
+        line = f"docs: not built: notebooks with errors: {', '.join(failed)}"
+        print(line + ' (run `python tools/run_tests.py` on them to see the traceback, fix, then build again)', file=sys.stderr)
+        if a.summary:
+            with open(a.summary, 'a') as f: f.write(line + '\n')
+        return 1
     cache, proc_errs = process(EXEC_DIR, files, a.n_workers)
     t2 = time.time()
     print(f'process (nbdev proc_nbs): {t2 - t1:.1f} s')
@@ -666,7 +673,7 @@ def main():
     rp.write_text(readme, encoding='utf-8')
     t3 = time.time()
     print(f'render: {len(manifest)} pages -> {docs.relative_to(ROOT)}/ and README.md in {t3 - t2:.1f} s (total {t3 - t0:.1f} s)')
-    status = 1 if failed or proc_errs else 0
+    status = 1 if proc_errs else 0
     for p in problems: print('pandoc: ' + p, file=sys.stderr)
     for m in missing: print(f'missing file referenced by {m}', file=sys.stderr); status = 1
     if a.check_readme and old != readme:
@@ -675,7 +682,6 @@ def main():
         status = 1
     summary = (f"docs: {len(manifest)} pages built in {t3 - t0:.0f} s"
                + (f"; nbdev could not process {', '.join(proc_errs)}" if proc_errs else '')
-               + (f"; notebooks with errors: {', '.join(failed)}" if failed else '')
                + (f"; {len(missing)} missing file(s)" if missing else '')
                + ('; README.md out of date' if a.check_readme and old != readme else ''))
     if a.summary:

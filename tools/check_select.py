@@ -80,7 +80,8 @@ def bench():
     "Time the command at its defaults on 25,000 IMDB reviews and on 10,000 Yelp sentences; print the load."
     import pyarrow.parquet as pq
     data = Path(os.environ.get('ATTN_TOKENS_DATA', ''))
-    tmp = Path(tempfile.mkdtemp(prefix='check_select_bench_'))
+    tmpd = tempfile.TemporaryDirectory(prefix='check_select_bench_')   # removed when the process ends
+    tmp = Path(tmpd.name)
     ys = pq.read_table(data/'yelp_sentences'/'train.parquet').to_pandas().sample(10000, random_state=0)
     ys.to_csv(tmp/'yelp_sentences_10k.csv', index=False)
     for name, src, limit in (('IMDB, 25,000 reviews', data/'imdb'/'train.parquet', 180),
@@ -103,11 +104,11 @@ def main():
     if a.bench: bench(); return 0
     t0 = time.time()
     page = Path(a.page) if a.page else None
-    probs = []
+    probs, tmpd = [], None
     if page is None:
         import pandas as pd
         from attn_tokens.experiments.select import planted_sentences
-        tmp = Path(tempfile.mkdtemp(prefix='check_select_'))
+        tmpd = tempfile.TemporaryDirectory(prefix='check_select_'); tmp = Path(tmpd.name)
         texts, labels = planted_sentences(1500, seed=3)
         pd.DataFrame({'text': texts, 'label': labels}).to_csv(tmp/'planted.csv', index=False)
         code, secs, out, _ = run_select(tmp/'planted.csv', '--out', tmp/'out', '--no-progress')
@@ -115,6 +116,7 @@ def main():
         if code: probs.append(f'attn-tokens select exited {code}')
         page = tmp/'out'/'report.html'
     if not probs: probs += check_page(page, no_install=a.no_install)
+    if tmpd is not None: tmpd.cleanup()                  # the planted file, the run's outputs
     for p in probs: print(f'FAIL {p}')
     line = (f"select check: {'passed' if not probs else f'{len(probs)} problem(s)'} "
             f"({time.time() - t0:.0f} s)")

@@ -4,7 +4,9 @@
     python tools/check_site.py          # installs Chromium with apt-get when missing (root, Debian)
 
 Every page is loaded over file:// and FAILS the check if it has a console error (a failed resource load
-included), an image that did not load (naturalWidth 0), math shown as raw TeX (`$$`, `\\frac`, ... in the
+included), an image that did not load (naturalWidth 0), a Python traceback (an error output, or "Traceback (most recent call last)" in
+a cell's output), a <script> element, an inline event handler (on...=) or a javascript: link or source (the
+site runs no script of its own, so any is content that should not be there), math shown as raw TeX (`$$`, `\\frac`, ... in the
 visible text outside code, or pandoc's fallback <span class="math">), fewer <math> elements than pandoc
 found formulas in the page (or none where the notebook's markdown has `$` math), or a local link whose
 file or #anchor does not exist. Screenshots (PNG) of the overview, Lemma 4.1 and Theorem 4.3 pages go to
@@ -159,6 +161,34 @@ class _Links(HTMLParser):
             v = a.get(k)
             if v and (tag, k) in (('a', 'href'), ('img', 'src'), ('link', 'href'), ('script', 'src')): self.refs.append(v)
 
+class _Content(HTMLParser):
+    "What a page of this site must not hold: scripts, inline handlers, javascript: URLs, tracebacks in outputs."
+    def __init__(self):
+        super().__init__(); self.problems, self._out = [], 0     # depth inside a cell output
+    def handle_starttag(self, tag, attrs):
+        cls = dict(attrs).get('class') or ''
+        if self._out: self._out += 1
+        elif 'cell-output' in cls.split(): self._out = 1
+        if tag == 'script': self.problems.append('a <script> element')
+        if 'cell-output-error' in cls.split(): self.problems.append('an error output (a cell that raised)')
+        for k, v in attrs:
+            if k.lower().startswith('on'): self.problems.append(f'an inline event handler <{tag} {k}=...>')
+            u = re.sub(r'[\s\x00-\x1f]', '', v or '').lower()      # as browsers read it
+            if u.startswith(('javascript:', 'vbscript:')): self.problems.append(f'a {u.split(":")[0]}: URL in <{tag} {k}>')
+    def handle_endtag(self, tag):
+        if self._out: self._out -= 1
+    def handle_data(self, data):
+        if self._out and 'Traceback (most recent call last)' in data:
+            self.problems.append('a Python traceback in an output')
+
+def check_content(docs, pages):
+    "Every page: no script, inline handler, javascript: URL or traceback (see the module's docstring)."
+    errors = []
+    for page in pages:
+        h = _Content(); h.feed((docs/page).read_text(encoding='utf-8')); h.close()
+        errors += [f'{page}: {p}' for p in dict.fromkeys(h.problems)]
+    return errors
+
 def check_links(docs, pages):
     "Local links and images of every page: the file exists and the #anchor is an id in it."
     parsed, errors = {}, []
@@ -203,7 +233,7 @@ def main():
     if not mf.exists(): sys.exit(f'check_site: {mf} missing: run `python tools/build_docs.py` first')
     manifest = json.loads(mf.read_text())
     by_nb = {v['notebook']: k for k, v in manifest.items()}
-    static = check_links(docs, sorted(manifest))
+    static = check_links(docs, sorted(manifest)) + check_content(docs, sorted(manifest))
     for nb in KEY_PAGES:
         if nb not in by_nb:
             if (ROOT/'nbs'/nb).exists(): static.append(f'{nb}: no page was built for it')

@@ -1,14 +1,16 @@
-"""Run every notebook's tests (nbdev's `test_nb`), in parallel, and print one summary line.
+"""Run every notebook's tests (nbdev's `test_nb`), in parallel: a line per notebook as it finishes, then a summary line.
+
+Each notebook runs in a fresh process with a temporary folder of its own (TMPDIR, tempfile.tempdir), removed when it
+finishes: whatever a notebook or the commands it starts put in the temporary folder is gone after the run.
 
 Notebooks start longest first (with 2 workers a long notebook started last would run alone at the end), by their
 times in the last run on this checkout (.test-times.json, not committed; every run updates it), else in
 tools/test_times.json (committed, for a fresh clone; `--record-times` writes this run's times into it). A notebook
 neither lists starts first (it may be long); a missing or unreadable file only means the order of the paths."""
-import argparse, json, os, sys, time
+import argparse, json, os, shutil, sys, tempfile, time
 from pathlib import Path
 import multiprocessing as mp
-from concurrent.futures import ProcessPoolExecutor
-from functools import partial
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from nbdev.config import get_config
 from nbdev.test import test_nb
 
@@ -19,11 +21,17 @@ LOCAL_TIMES = Path(__file__).parents[1]/'.test-times.json'
 
 def _one(fn, flags, save_dir=None):
     t0 = time.time()
+    tmp = tempfile.mkdtemp(prefix='attn_tokens_test_')
+    os.environ['TMPDIR'] = tempfile.tempdir = tmp     # this process, and the commands it starts
+    try: return _run(fn, flags, save_dir), time.time() - t0
+    finally: shutil.rmtree(tmp, ignore_errors=True)
+
+def _run(fn, flags, save_dir=None) -> bool:
     if save_dir:  # same run as test_nb, and the executed notebook is kept for tools/build_docs.py
         from build_docs import execute_nb   # (kept under its path below nbs/, as build_docs.py looks for it)
         ok, _ = execute_nb(fn, Path(save_dir)/nb_key(fn), ' '.join(flags))
     else: ok, _ = test_nb(fn, skip_flags=get_config().tst_flags.split(), force_flags=flags, do_print=False)
-    return ok, time.time() - t0
+    return ok
 
 def read_times(path=TIMES) -> dict:
     "{notebook name: seconds} from `path`; {} (and a note) when it is missing or not such a mapping."
@@ -62,11 +70,14 @@ def main():
     os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
     order = longest_first(names, {**read_times(), **read_times(LOCAL_TIMES)})
     # one fresh process per notebook: no state or memory carries over between notebooks
+    res, t0 = [None] * len(files), time.time()
+    print(f"{a.label or 'notebooks'}: {len(files)} to run, {a.n_workers} at a time, longest first", flush=True)
     with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
-        done = list(ex.map(partial(_one, flags=a.flags.split(), save_dir=a.save_executed), [files[i] for i in order]))
-    res = [None] * len(files)
-    for i, r in zip(order, done): res[i] = r
-    for n, (ok, dt) in zip(names, res): print(f"{'ok  ' if ok else 'FAIL'} {n:40s} {dt:7.1f} s", flush=True)
+        futs = {ex.submit(_one, files[i], a.flags.split(), a.save_executed): i for i in order}
+        for k, fut in enumerate(as_completed(futs), 1):     # a line per notebook as it finishes
+            i = futs[fut]; res[i] = ok, dt = fut.result()
+            print(f"{'ok  ' if ok else 'FAIL'} {names[i]:40s} {dt:7.1f} s   [{k}/{len(files)}, "
+                  f"{time.time() - t0:.0f} s]", flush=True)
     if not a.label:
         try: record_times(names, res, LOCAL_TIMES)
         except OSError as e: print(f"run_tests: could not write {LOCAL_TIMES.name} ({e})", file=sys.stderr)

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # Install attn_tokens into a fresh virtual environment and run every check CI runs.
 # Usage: bash tools/test.sh        (ATTN_TOKENS_VENV overrides where the environment goes)
+# Needs no data and no network: without ATTN_TOKENS_DATA the notebooks that read a real data set use the IMDB sample
+# shipped in the package or skip with a line naming the data; with it (CI: ../shared/data) they read the local copies,
+# and CI then runs those notebooks a second time without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${ATTN_TOKENS_VENV:-.venv-test}
+t0=$SECONDS
+echo "== install 1/2: a fresh virtual environment in $venv"
 rm -rf "$venv"
 python3 -m venv "$venv"
 . "$venv/bin/activate"
-echo "== install (pinned toolchain: constraints.txt)"
+echo "== install 2/2: pip install -e .[dev] with the pinned toolchain (constraints.txt; torch is the largest, minutes on a cold pip cache)"
 pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
+echo "   installed in $((SECONDS - t0)) s"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 MPLBACKEND=Agg PYTHONHASHSEED=0
+echo "== data: ${ATTN_TOKENS_DATA:+local copies in \$ATTN_TOKENS_DATA}${ATTN_TOKENS_DATA:-no ATTN_TOKENS_DATA: the IMDB sample shipped in the package, other data sets skipped}"
 
 if [ "${CI:-}" = "true" ]; then
   echo "== notebooks and library in sync (nbdev_export, nbdev_clean change nothing)"
@@ -23,9 +30,16 @@ if [ "${CI:-}" = "true" ]; then
   python tools/check_layout.py
 fi
 
-echo "== notebook tests (nbdev)"
+echo "== notebook tests (nbdev; a line per notebook as it finishes)"
 status=0
 python tools/run_tests.py --save-executed _proc_exec || status=$?
+
+if [ "${CI:-}" = "true" ] && [ -n "${ATTN_TOKENS_DATA:-}" ]; then
+  # A newcomer has no data folder: the notebooks that read a real data set run again without one (the rest read none).
+  mapfile -t withdata < <(grep -l -r --include='*.ipynb' -E 'ATTN_TOKENS_DATA|load_real|load_tokenized|load_text_dataset|run_or_skip|data_available|sample_files|attn-tokens select|run_select' nbs | sort)
+  echo "== the ${#withdata[@]} notebooks that read real data, again without ATTN_TOKENS_DATA (a newcomer's machine)"
+  env -u ATTN_TOKENS_DATA python tools/run_tests.py --label 'without data' "${withdata[@]}" || status=1
+fi
 
 if [ "${CI:-}" = "true" ]; then
   # The notebooks that run trajectories (training runs, gradient flows), again on the torch path instead of the
