@@ -166,7 +166,9 @@ def check_output_dir(path, what='output folder', inputs=(), protect=()) -> Path:
     work)."""
     p = Path(path).expanduser()
     for i in (i for i in inputs if i is not None):
-        if rel := _overlap(p, i, inside=Path(i).is_dir()):
+        inside = False
+        with contextlib.suppress(OSError): inside = Path(i).expanduser().is_dir()
+        if rel := _overlap(p, i, inside=inside):
             raise OutputPathError(f"{what} {p} {rel} the input {i}; writing it could delete or "
                                   f"mix with the data: choose a folder outside the input")
     for k in protect:
