@@ -302,6 +302,7 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
         if not (p.is_file() or p.is_dir()):
             raise DataError(f"{p}: not a regular file or folder; give a data file")
         fmt, groups, sep = _data_files(p)
+        _codec(encoding, p)                             # a parquet file too: the flag is wrong
         if fmt != 'parquet':
             encs = {check_encoding(f, encoding) for g in groups.values() for f in g}
             encoding = encs.pop() if len(encs) == 1 else encoding
