@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'FLAG_OFF', 'FLAG_ON', 'env_flag', 'default_cache_dir', 'atomic_write',
            'save_npz', 'json_safe', 'write_json', 'clean_stale_tmp', 'OutputPathError', 'check_output',
-           'check_output_dir', 'load_npz', 'folder_lock', 'save_figure']
+           'check_output_dir', 'recover_folder', 'write_folder', 'load_npz', 'folder_lock', 'save_figure']
 
 # %% ../../nbs/infra/00_files.ipynb #af99ed10
-import contextlib, errno, fcntl, json, math, os, re, tempfile, time, zipfile
+import contextlib, ctypes, errno, fcntl, json, math, os, re, shutil, tempfile, time, zipfile
 from pathlib import Path
 import numpy as np
 from . import guards
@@ -151,20 +151,97 @@ def check_output(path, force=False, inputs=(), what='output', flag='--force') ->
                               f"folder")
     return p
 
-def check_output_dir(path, what='output folder') -> Path:
-    """Refuse an output folder that exists as a file or cannot be created or written (before any
+# %% ../../nbs/infra/00_files.ipynb #29663849
+def _overlap(out: Path, p, inside=True) -> str | None:
+    "How the folder `out` overlaps the path `p`: 'is', 'contains', 'is inside' (if `inside`), or None."
+    o, q = out.resolve(), Path(p).expanduser().resolve()
+    if o == q: return 'is'
+    if o in q.parents: return 'contains'
+    if inside and q in o.parents: return 'is inside'
+    return None
+
+def check_output_dir(path, what='output folder', inputs=(), protect=()) -> Path:
+    """Refuse an output folder that exists as a file, cannot be created or written, overlaps one of
+    the `inputs` (is, contains or is inside it) or is or contains a folder of `protect` (before any
     work)."""
     p = Path(path).expanduser()
+    for i in (i for i in inputs if i is not None):
+        inside = False
+        with contextlib.suppress(OSError): inside = Path(i).expanduser().is_dir()
+        if rel := _overlap(p, i, inside=inside):
+            raise OutputPathError(f"{what} {p} {rel} the input {i}; writing it could delete or "
+                                  f"mix with the data: choose a folder outside the input")
+    for k in protect:
+        if rel := _overlap(p, k, inside=False):
+            raise OutputPathError(f"{what} {p} {rel} the folder {k}, which replacing {what} would "
+                                  f"delete; choose a new folder, e.g. {Path(k)/'select-out'}")
     if p.exists() and not p.is_dir():
         raise OutputPathError(f"{what} {p} exists and is not a folder; choose another path")
     q = p
-    while not q.exists(): q = q.parent                  # the nearest existing ancestor must be
-                                                        # writable
+    while not q.exists(): q = q.parent        # the nearest existing ancestor must be writable
     if not q.is_dir():
         raise OutputPathError(f"{what} {p}: {q} is a file, not a folder; choose another path")
     if not os.access(q, os.W_OK | os.X_OK):
         raise OutputPathError(f"{what} {p}: {q} is not a writable folder; choose another path")
     return p
+
+# %% ../../nbs/infra/00_files.ipynb #62e6e6c7
+_LIBC = None
+
+def _exchange(a, b) -> bool:
+    """Swap the paths `a` and `b` in one step (`renameat2` with RENAME_EXCHANGE); False where the
+    system or the file system cannot, an OSError for any other failure."""
+    global _LIBC
+    if _LIBC is None: _LIBC = ctypes.CDLL(None, use_errno=True)
+    f = getattr(_LIBC, 'renameat2', None)
+    if f is None: return False
+    f.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    if f(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0: return True
+    e = ctypes.get_errno()
+    if e in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP): return False
+    raise OSError(e, f"{os.strerror(e)} while replacing {b} by {a}", str(b))
+
+# %% ../../nbs/infra/00_files.ipynb #155ebc07
+def recover_folder(out, log=print) -> list:
+    """Restore or remove what writers of the folder `out` that no longer run left beside it (see
+    above); each step is logged (`log`) and returned as a line."""
+    out, lines = Path(out).expanduser(), []
+    if not out.parent.is_dir(): return lines
+    pat = re.compile(re.escape(f'.{out.name}.') + r'(\d+)\.(old|tmp)$')
+    left = sorted((m[2], int(m[1]), q) for q in out.parent.iterdir() if (m := pat.match(q.name)))
+    for kind, pid, q in left:                           # 'old' ones first
+        if pid == os.getpid() or _alive(pid): continue
+        if kind == 'old' and not out.exists():
+            os.replace(q, out)
+            lines.append(f"restored {out} from {q.name}: a run (process {pid}) was killed while "
+                         f"replacing it")
+        else:
+            if q.is_dir() and not q.is_symlink(): shutil.rmtree(q)
+            else: q.unlink()
+            what = 'the previous' if kind == 'old' else 'a half-written'
+            lines.append(f"removed {q}, {what} {out.name} left by a killed run (process {pid})")
+        log(lines[-1])
+    return lines
+
+def write_folder(out, contents: dict, log=print) -> Path:
+    """Write `contents` (file name -> bytes, str or a function of a binary file) as the folder `out`,
+    all or nothing (see above); returns `out`."""
+    out = Path(out).expanduser(); out.parent.mkdir(parents=True, exist_ok=True)
+    recover_folder(out, log)
+    tmp, old = (out.parent/f'.{out.name}.{os.getpid()}.{k}' for k in ('tmp', 'old'))
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        for name, c in contents.items(): atomic_write(tmp/name, c)
+        if not (out.exists() and _exchange(tmp, out)):   # swapped: tmp holds the old folder
+            if out.exists(): os.replace(out, old)
+            os.replace(tmp, out)
+    except BaseException:
+        if old.exists() and not out.exists(): os.replace(old, out)
+        shutil.rmtree(tmp, ignore_errors=True); raise
+    shutil.rmtree(tmp, ignore_errors=True); shutil.rmtree(old, ignore_errors=True)
+    return out
 
 # %% ../../nbs/infra/00_files.ipynb #3163e09a
 def _member_header(zf, name):
