@@ -481,8 +481,8 @@ pre.cell-output-stderr { border-left-color:#d9a441; } pre.cell-output-error { bo
 details.code-fold > summary { cursor:pointer; color:var(--muted); font-size:.9rem; }
 img { max-width:100%; height:auto; }
 figure { margin:1.5rem 0; text-align:center; } figcaption { color:var(--muted); font-size:.92rem; margin-top:.4rem; }
-table { border-collapse:collapse; margin:1rem 0; font-size:.92rem; display:block; overflow-x:auto; }
-th, td { border:1px solid var(--line); padding:.3rem .6rem; vertical-align:top; } th { background:var(--code-bg); }
+table { border-collapse:collapse; margin:1rem 0; font-size:.92rem; width:100%; }
+th, td { border:1px solid var(--line); padding:.3rem .6rem; vertical-align:top; overflow-wrap:anywhere; } th { background:var(--code-bg); }
 blockquote { margin:1rem 0; padding:.2rem 1rem; border-left:4px solid var(--line); color:#3b4550; }
 hr { border:0; border-top:1px solid var(--line); margin:2rem 0 1rem; }
 math { font-family: "STIX Two Math", "Latin Modern Math", "Cambria Math", "DejaVu Math TeX Gyre", math; font-size:1.08em; }

@@ -18,6 +18,7 @@ from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
 from .paper import ledger_md
+from .verdicts import annotate, differing
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',
@@ -90,6 +91,7 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
         try:      # which data each data set is read from (quick: perhaps the package's sample)
             r['data'] = [data_source(d, cfg)[1] for d in EXPERIMENT_DATA.get(name, ())]
             r.update(f(cfg)); r['status'] = 'ok'
+            annotate(name, r)         # each claim of the paper: its settings record and verdict word
         # the user's file, not the experiment: stop, and leave the results as they are
         except CheckpointError: raise
         except Skip as e: r.update(status='skipped', reason=str(e))
@@ -254,7 +256,11 @@ def _failing(claims) -> list:
     L = []
     for n, c in claims:
         if c['pass']: continue
-        who = "our own claim, not the paper's" if c.get('by') == 'ours' else "the paper's claim"
+        who = ("our own claim, not the paper's" if c.get('by') == 'ours' else "the paper's claim"
+               + (f", {c['verdict']}" if c.get('verdict') else ''))
+        unmet, left_open = differing([c])
+        why = ''.join(f"; {w}: {', '.join(s)}" for w, s in (('setting differs', unmet),
+                                                             ('left open', left_open)) if s)
         pv = c.get('paper_value', c.get('paper'))
         paper = (
             f"the paper's own numbers give {_fmt(pv)} ({c.get('source') or 'published'}), which "
@@ -263,7 +269,7 @@ def _failing(claims) -> list:
             else "the paper published no number for it"
         )
         L.append(f"- **{n}** ({who}): {c['claim']}: measured {_fmt(c['value'])} against "
-                 f"{c['rule']}; {paper}.")
+                 f"{c['rule']}; {paper}{why}.")
     return (['## Failing claims', '', *L, ''] if L else [])
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #af060be0
