@@ -54,9 +54,15 @@ RULE_OPS = {'>=': operator.ge, '>': operator.gt, '<=': operator.le, '<': operato
             '==': operator.eq}
 
 def rule_pass(rule: str, x) -> bool | None:
-    """Rule `'<op> <number>'` (op one of >=, >, <=, <, ==) applied to `x`; None when `x` is None
-    (nothing to check), False when NaN."""
-    op, _, num = str(rule).strip().partition(' ')
+    """Rule `'<op> <number>'` (op one of >=, >, <=, <, ==) or the band `'in [lo, hi]'` (ends
+    included) applied to `x`; None when `x` is None (nothing to check), False when NaN."""
+    r = str(rule).strip()
+    if r.startswith('in ['):
+        try: lo, hi = (float(t) for t in r[4:].rstrip(']').split(','))
+        except ValueError:
+            raise ValueError(f"rule {rule!r}: write the band as 'in [lo, hi]'") from None
+        return None if x is None else bool(lo <= float(x) <= hi)
+    op, _, num = r.partition(' ')
     if op not in RULE_OPS:
         raise ValueError(f"rule {rule!r}: write '<op> <number>' with op one of "
                          f"{', '.join(RULE_OPS)}")
