@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['token_weighted_freq', 'f0_uniform', 'one_step_coef', 'grad_p_at_zero', 'stage1_step', 'one_step_exact',
            'logistic_taylor_remainder', 'init_bound', 'one_step_error_bound', 'one_step_prediction',
-           'one_step_relative_error', 'stage1_premises', 'relative_error_vs_d', 'one_step_coef_multiclass']
+           'one_step_relative_error', 'stage1_premises', 'relative_error_vs_d', 'one_step_coef_multiclass',
+           'proposition_c_check']
 
 # %% ../../nbs/theory/02_stage1.ipynb #3b0338e7
 import math
@@ -13,6 +14,7 @@ import numpy as np
 import torch
 from ..engine import core
 from ..data.tokenset import TokenSet, engine_batch, token_ids
+from ..data.stats import token_stats
 
 # %% ../../nbs/theory/02_stage1.ipynb #0bfc1c46
 def token_weighted_freq(tokens, w, V):
@@ -152,3 +154,21 @@ def one_step_coef_multiclass(U0, tokens, labels):
                                          K).to(torch.float64)
     q = torch.softmax(f0_uniform(U0, tokens), 1)
     return token_weighted_freq(tokens, onehot - q, U0.shape[0])
+
+# %% ../../nbs/theory/02_stage1.ipynb #9cef3f04
+def proposition_c_check(tokens, labels, V, d, eta0=1., seed=0) -> dict:
+    """Lemma 4.1 (Proposition C) on data (tokens, labels): one stage-1 step from core.init_params(V, d,
+    seed); the largest per-token error over its bound, rho, the correlation with (eta0/2) alpha, F,
+    and the premises that failed."""
+    E0, _, v = core.init_params(V, d, seed=seed)
+    st = token_stats(tokens, labels, V)
+    a, b = (torch.as_tensor(np.asarray(x), dtype=torch.float64) for x in (st.alpha, st.avg_freq))
+    E1 = stage1_step(E0, v, tokens, labels, eta0)
+    move, F = E1 @ v - E0 @ v, (E0 @ v).abs().max().item()
+    err = (move - eta0 / 2 * a).abs()
+    seen = b > 0                                   # a token that never occurs does not move
+    return dict(V=V, d=d, eta0=eta0, F=F, n=len(labels),
+                worst=(err[seen] / one_step_error_bound(b[seen], F, eta0)).max().item(),
+                rho=one_step_relative_error(E0, E1, v, a, eta0),
+                corr=float(np.corrcoef(move.numpy(), a.numpy())[0, 1]),
+                failed=[q['premise'] for q in stage1_premises(E0, v) if not q['held']])
