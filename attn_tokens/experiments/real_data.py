@@ -193,8 +193,8 @@ def _real(key, cfg):
         q = 'abstract_experiments'
         cl = [paper_claim(q, f"{what}: E_s^T v increases with P(1|s)-P(0|s) (Spearman of bin "
                              f"means)", nums['spearman_v_bins'], 'increasing'),
-              paper_claim(q, f"{what}: E_s^T p is U-shaped (outer - middle gap / pooled std)",
-                          nums['u_ratio'], 'U-shaped')]
+              paper_claim(q, f"{what}: E_s^T p is U-shaped (outer - middle bin means / max |bin mean|)",
+                          nums['u_bins'], 'U-shaped')]
         # the paper's setting: its trained baseline, "around 95% with test error around 0.1" (no
         # data set named)
         if settings.get('converge'):

@@ -38,8 +38,8 @@ def synthetic(cfg: ExpConfig) -> dict:
     claims = lambda nums: [
         paper_claim('synthetic_goal', 'synthetic: E_s^T v increases with importance (Spearman '
                     'of bin means)', nums['spearman_v_bins'], 'increasing'),
-        paper_claim('synthetic_goal', 'synthetic: E_s^T p is U-shaped (outer - middle gap / '
-                    'pooled std)', nums['u_ratio'], 'U-shaped')]
+        paper_claim('synthetic_goal', 'synthetic: E_s^T p is U-shaped (outer - middle bin means '
+                    '/ max |bin mean|)', nums['u_bins'], 'U-shaped')]
     return fit_report(OneLayerAttention(tr.V, d, seed=cfg.seed), tr, te, tcfg, cfg, 'synthetic',
                       f"synthetic continuum: n={n}, V={V}, T={T}, d={d}", embedding_report, claims,
                       info={'config': dict(settings)},
