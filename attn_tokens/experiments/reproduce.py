@@ -373,7 +373,9 @@ def run_summary(res: dict, out) -> str:
          + f"; total {res['total_seconds']:.1f} s; report of all results: {Path(out)/'report.md'}"]
     if sample:
         L.append(f"read the package's sample, not the full data set: {', '.join(sample)}")
-    L += [f"skipped {n}: {ex[n]['reason']}" for n in skipped]
+    why = {}                                    # one line per reason, naming its experiments
+    for n in skipped: why.setdefault(ex[n]['reason'], []).append(n)
+    L += [f"skipped {', '.join(ns)}: {r}" for r, ns in why.items()]
     L += [f"error in {n}: {ex[n]['reason']}" for n in errors]
     return '\n'.join(L)
 
