@@ -513,7 +513,8 @@ from collections import Counter
 from ..data.generators import make_assumption1
 from ..theory.max_margin import COS_CONVERGED
 from ..theory.beyond import VERDICTS, theorem_premises, theorem_verdict
-from .verdicts import EXPERIMENT_WORDS, experiment_verdict, baseline_verdict
+from .verdicts import (EXPERIMENT_WORDS, experiment_verdict, baseline_verdict,
+                                              add_seeds)
 from ..theory.stage1 import proposition_c_check
 from ..data.text import load_tokenized
 from ..data.corpora import SAMPLE_DIR
@@ -776,6 +777,8 @@ def paper_map(measured) -> list:
                  checked=', '.join(map(_link, c)), verdict=f(measured))
             for s, w, o, c, f in THEORY_ROWS]
     exps = (_load(measured, 'reproduce_full.json') or {}).get('experiments', {})
+    more = (_load(measured, 'reproduce_seeds.json') or {}).get('seeds', {})   # tools/seed_runs.py
+    if more: add_seeds(exps, more)            # each unsettled claim judged over every seed
     judge = lambda row: (row[4:] or (experiment_verdict,))[0](exps, row[2])
     return rows + [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),
                         checked=', '.join(map(_link, row[3])), verdict=judge(row))
