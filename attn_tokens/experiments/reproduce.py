@@ -94,7 +94,8 @@ def run_all(cfg: ExpConfig, only=None, log=print) -> dict:
             annotate(name, r)         # each claim of the paper: its settings record and verdict word
         # the user's file, not the experiment: stop, and leave the results as they are
         except CheckpointError: raise
-        except Skip as e: r.update(status='skipped', reason=str(e))
+        except Skip as e:          # not read after all: the reason says why, and no data line
+            r.update(status='skipped', reason=str(e)); r.pop('data', None)
         except Exception as e:
             r.update(status='error', reason=f"{type(e).__name__}: {e}",
                      traceback=traceback.format_exc())
