@@ -254,13 +254,12 @@ def _mlp_claims(runs, res, paper, one_layer_v) -> list:
         paper_claim(q, "IMDB mlp: E_s^T p follows the rebuttal's table mlp_p in every seed "
                     "(smallest Spearman on its bins)", low('p_vs_paper'), 'as in the table',
                     paper=1.0, source=f"{src} mlp_p against itself"),
-        paper_claim(q, "IMDB mlp: the monotonicity of E_s^T v less evident than the one-layer "
-                    "model's (our reading: Spearman of bin means vs centres on the rebuttal's "
-                    "mlp_v bins, the one-layer IMDB model's E_s^T v minus the sign-safe "
-                    "read-out's, its largest over seeds)", one_layer_v - high('readout_rises_paper_bins'),
-                    'less evident', paper=paper['v_two_layer'] - paper['v_mlp'],
-                    source="the rebuttal's two_layer_v table against its mlp_v table (its "
-                           "one-layer figure is not in the texts)"),
+        claim("IMDB mlp: the sign-safe read-out's monotonicity less evident than the one-layer "
+              "model's E_s^T v (ours, in place of the sentence's second half, which is not testable "
+              "on this architecture: the MLP's symmetry makes the sign of E_s^T v a coin flip; "
+              "Spearman of bin means vs centres on the rebuttal's mlp_v bins, one-layer minus "
+              "read-out, its largest over seeds)", one_layer_v - high('readout_rises_paper_bins'),
+              '>= 0.1', by='ours'),
         claim("IMDB mlp: the sign-safe read-out E_s^T gbar rises with P(1|s)-P(0|s) in every seed "
               "(smallest Spearman of bin means vs centres on the rebuttal's bins)",
               low('readout_rises_paper_bins'), '>= 0.6', by='ours'),
@@ -272,9 +271,8 @@ def _mlp_claims(runs, res, paper, one_layer_v) -> list:
               by='ours')]
 
 def _mlp_paper() -> dict:
-    "The rebuttal's own values of the MLP claims: the shapes of its mlp_p, mlp_v, two_layer_v."
-    return {'u_p': paper_shape('mlp_p')['u_bins'], 'v_mlp': paper_shape('mlp_v')['spearman'],
-            'v_two_layer': paper_shape('two_layer_v')['spearman']}
+    "The rebuttal's own value of the MLP's claims of the paper: the U shape of its mlp_p table."
+    return {'u_p': paper_shape('mlp_p')['u_bins']}
 
 def _by(r) -> str:
     """When and why a run was judged: the epoch its direction and statistics settled, or the cap;
