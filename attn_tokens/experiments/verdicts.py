@@ -257,6 +257,12 @@ def experiment_verdict(exps, keys, most=3):
             + (f"; over the settings left open: {'; '.join(knobs)}" if knobs else '') + tail)
 
 # %% ../../nbs/experiments/04d_verdicts.ipynb #e9842e49
+def _ceiling(exp: dict) -> str:
+    "A run's bag-of-words ceiling (`real_data.bow_ceiling`: accuracy, loss), where it has one."
+    n = exp.get('numbers', {})
+    return (f" (bag-of-words ceiling: accuracy {n['bow_lr_test_acc']:.3g}, loss {n['bow_lr_test_loss']:.3g})"
+            if 'bow_lr_test_acc' in n else '')
+
 def baseline_verdict(exps, keys) -> str:
     "The trained baseline's sentence judged once over the candidate sets `keys` (see above)."
     cl = _paper_claims(exps, keys, baseline=True)
@@ -265,7 +271,7 @@ def baseline_verdict(exps, keys) -> str:
     for k, c in cl: per.setdefault(k, []).append(c)
     ok = [k for k, cs in per.items() if all(c['verdict'] == 'reproduced' for c in cs)]
     each = '; '.join(f"{k}: " + ', '.join(f"{c['value']:.3g} against {c['rule']}" for c in cs)
-                     for k, cs in per.items())
+                     + _ceiling(exps[k]) for k, cs in per.items())
     if ok: return f"reproduced on {', '.join(ok)}: {each}"
     word = ('undecided' if any(c['verdict'] == 'undecided' for _, c in cl)
             else 'not reproduced in our setting')
