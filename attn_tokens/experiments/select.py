@@ -23,6 +23,7 @@ from ..data import corpora, stats, text
 from ..data.tokens import TokenData
 from ..engine.models import OneLayerAttention
 from ..infra import files
+from . import select_args
 from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train
 from .framework import ExpConfig, claim
@@ -883,40 +884,8 @@ def save(r: SelectResult, out, force=False, source: dict | None = None) -> Path:
 
 # %% ../../nbs/experiments/09_select.ipynb #f7a94ef5
 def cli_parser(p):
-    "Declare the arguments of `attn-tokens select`."
-    D = DEFAULTS
-    p.add_argument('data', metavar='DATA', help='a .csv/.tsv/.jsonl/.parquet file, a folder of '
-                   'them (files test* are the test split), a data set of the package (e.g. imdb) '
-                   'or a Hub name')
-    p.add_argument('--text-column', default='text', help='column of the texts (default text)')
-    p.add_argument('--label-column', default='label', help='column of the labels (default label)')
-    p.add_argument('--out', metavar='OUT', required=True,
-                   help='folder for tokens.csv, report.html, results.json')
-    p.add_argument('--force', action='store_true', help='replace OUT if it exists')
-    p.add_argument('--encoding', default='utf-8', help='encoding of text files (default utf-8)')
-    p.add_argument('--skip-empty', action='store_true',
-                   help='leave out rows whose text is empty or missing (default: refuse them)')
-    p.add_argument('--train', choices=tuple(TRAIN_RULES), default=DEFAULTS['train'],
-                   help="one-step (default): what the paper's theorems analyse, one GD step on "
-                        "E, then p (and v, as the rebuttal ran it on real data) with E fixed; "
-                        "full: all of E, p, v with Adam, as the paper's Figure 1 (K > 2 classes: "
-                        "full)")
-    for k, kind, what in (
-            ('min_count', positive_int, 'words seen fewer times are left out'),
-            ('max_size', positive_int, 'most words in the vocabulary (default: no limit)'),
-            ('max_len', positive_int, 'words of each text the model reads'),
-            ('d', positive_int, 'embedding dimension'),
-            ('lr', positive_float, 'Adam learning rate (default: the rule of --train)'),
-            ('steps', positive_int, 'most training steps (default: that rule)'),
-            ('seed', seed_int, 'seed of the split, the initialisation, the examples')):
-        flag = '--max-vocab' if k == 'max_size' else f"--{k.replace('_', '-')}"
-        p.add_argument(flag, dest=k, type=kind, default=D[k],
-                       help=what if D[k] is None else f'{what} (default {D[k]})')
-    p.add_argument('--positive-label', metavar='LABEL', default=None,
-                   help='the class that counts as 1 (y = +1) of two: every signed column, axis and '
-                        'note counts toward it (default: the second label in sorted order)')
-    p.add_argument('--no-progress', action='store_true', help='no progress bars')
-    return p
+    "Declare the arguments of `attn-tokens select`: those of `select_args`, with `DEFAULTS`."
+    return select_args.cli_parser(p, DEFAULTS)
 
 # %% ../../nbs/experiments/09_select.ipynb #d30c39e4
 def cli_run(args):
