@@ -147,7 +147,7 @@ def _check_env():
 def main(argv=None):
     """Entry point of the `attn-tokens` console command: its exit code (130 and one line if a SIGINT
     arrived at any point, even one a library swallowed)."""
-    # the command's name for the line, also before the parser (which imports torch) exists
+    # the command's name for the line, also before the parser (whose parsing imports torch) exists
     cmd = next((str(a) for a in (sys.argv[1:] if argv is None else argv)
                 if not str(a).startswith('-')), None)
     _interrupted.clear()
@@ -188,7 +188,7 @@ def _interrupt_check():
 
 def _main(argv):
     "main's work: parse, check, run; the exit code (errors as one line and 2)."
-    try:  # building the parser imports torch: Ctrl-C there counts too
+    try:  # parsing imports the subcommand's module, and torch: Ctrl-C there counts too
         parser = make_parser(); _interrupt_check()
         args = parser.parse_args(argv)
         _state['name'] = f'attn-tokens {args.command}'
