@@ -5,8 +5,9 @@
     python tools/check_select.py --page OUT/report.html   # check an existing page only
     python tools/check_select.py --bench          # time the command on IMDB and Yelp sentences (no check)
 
-The page FAILS the check if it has a console error (a failed resource load included), an image that did not
-load, fewer than attn_tokens.experiments.select.N_EXAMPLES examples, or an example without a shaded word.
+The page FAILS the check if it has a console error (a failed resource load included), raw TeX in its text
+(\\top, ^T, E_s, $...$), an image that did not load, fewer than attn_tokens.experiments.select.N_EXAMPLES
+examples, or an example without a shaded word.
 Chromium is found (or installed with apt-get) and driven as tools/check_site.py does. A screenshot of the
 examples goes to artifacts/screenshots/select.png.
 """
@@ -25,6 +26,7 @@ PAGE_JS = r'''(async () => {
     examples: ex.length,
     shaded: ex.map(e => [...e.querySelectorAll('span.tok')].filter(s => parseFloat(getComputedStyle(s).backgroundColor.split(',')[3] || '1') > 0).length),
     title: document.title,
+    rawTex: (document.body.innerText.match(/.{0,30}(\\top|\^T\b|E_s|\$[^$\s]+\$).{0,30}/) || [null])[0],
   };
 })()'''
 
@@ -54,6 +56,7 @@ def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> 
         if not res['images']: probs.append('no figure on the page')
         if res['examples'] < N_EXAMPLES: probs.append(f"{res['examples']} examples, expected {N_EXAMPLES}")
         if any(n == 0 for n in res['shaded']): probs.append(f"examples without a shaded word: {res['shaded']}")
+        if res['rawTex']: probs.append(f"raw TeX on the page: {res['rawTex']!r}")
         cdp.send('Runtime.evaluate', {'expression': "document.querySelector('div.ex').scrollIntoView()"}, session=s)
         png = cdp.send('Page.captureScreenshot', {'format': 'png'}, session=s)['data']
         (shots/'select.png').write_bytes(base64.b64decode(png))

@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['RULE', 'TRAIN_RULES', 'DEFAULTS', 'DEFAULTS_RULE', 'TEST_FRAC', 'N_EXAMPLES', 'FORMATS', 'MAGIC', 'LR_FLOOR',
            'DataError', 'check_labels', 'clean_texts', 'label_map', 'check_encoding', 'check_not_compressed', 'Source',
-           'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize', 'selected_share', 'Highlight',
-           'SelectResult', 'fit_model', 'no_words_why', 'select_tokens', 'token_table', 'shape_claims', 'balance_note',
-           'planted_sentences', 'mpl_text', 'figures', 'examples', 'report_html', 'results', 'check_out', 'save',
-           'cli_parser', 'cli_run']
+           'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize', 'selected_share', 'word_spans',
+           'Highlight', 'SelectResult', 'fit_model', 'no_words_why', 'select_tokens', 'token_table', 'shape_claims',
+           'balance_note', 'planted_sentences', 'mpl_text', 'figures', 'column_names', 'examples', 'report_html',
+           'results', 'check_out', 'save', 'cli_parser', 'cli_run']
 
 # %% ../../nbs/experiments/09_select.ipynb #028fba03
 import base64, codecs, hashlib, html, io, json, numbers, os, re, tempfile, time
@@ -23,6 +23,7 @@ from ..data import corpora, stats, text
 from ..data.tokens import TokenData
 from ..engine.models import OneLayerAttention
 from ..infra import files
+from . import select_args
 from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train
 from .framework import ExpConfig, claim
@@ -417,24 +418,55 @@ def _esc(x) -> str:
     "`x` as HTML text, bidirectional control characters shown as <U+XXXX> (they reorder text)."
     return _BIDI.sub(lambda m: f'&lt;U+{ord(m[0]):04X}&gt;', html.escape(str(x)))
 
+def word_spans(tok, txt: str) -> list | None:
+    """(start, end) in `txt` of each word the tokenizer `tok` finds, so that a page can show the text
+    as written; None when a word cannot be found in it (an escape like \\u00e9 the tokenizer decoded)."""
+    low = txt.lower()
+    if len(low) != len(txt): return None               # lower-casing changed the length
+    if tok.prepare(txt) == low: return [m.span() for m in tok._re.finditer(low)]
+    out, pos = [], 0                                   # <br /> and escapes replaced: find each word
+    for w in tok(txt):
+        i = low.find(w, pos)
+        if i < 0: return None
+        out.append((i, i + len(w))); pos = i + len(w)
+    return out
+
 @dataclass
 class Highlight:
-    """The words of one text, the attention weight of each (NaN: not in the vocabulary, or past
-    max_len), and the model's prediction (None when no word is in the vocabulary)."""
+    """The words of one text, the attention weight of each (0 for a word the model did not read: not
+    in the vocabulary, `oov`, or past max_len), which words it read (`read`), and its prediction
+    (None when no word is in the vocabulary); with `text` and `spans` (each word's (start, end) in it)
+    `html` shows the text as written, casing and punctuation kept."""
     words: list
     weights: np.ndarray
     prediction: object = None
     logits: np.ndarray | None = None
+    read: np.ndarray | None = None     # bool per word; default: the words of positive weight
+    oov: np.ndarray | None = None      # bool per word: not in the vocabulary; default: not read
+    text: str | None = None
+    spans: list | None = None
+
+    def __post_init__(self):
+        self.weights = np.asarray(self.weights, dtype=np.float64)
+        if self.read is None: self.read = self.weights > 0
+        if self.oov is None: self.oov = ~np.asarray(self.read, bool)
+
+    def _word(self, i, w, top) -> str:
+        a = self.weights[i]
+        if self.read[i]: return (f'<span class="tok" style="background: rgba({_SHADE}, '
+                                 f'{a / top:.3f})" title="attention {a:.4f}">{_esc(w)}</span>')
+        why = 'not in the vocabulary' if self.oov[i] else 'past max_len, not read'
+        return f'<span class="oov" title="{why}: weight 0">{_esc(w)}</span>'
 
     def html(self) -> str:
-        "The words as HTML, each in-vocabulary word shaded by its weight (darkest: the largest)."
-        top = np.nanmax(self.weights) if np.isfinite(self.weights).any() else 1.
-        out = []
-        for w, a in zip(self.words, self.weights):
-            if np.isnan(a): out.append(f'<span class="oov">{_esc(w)}</span>'); continue
-            out.append(f'<span class="tok" style="background: rgba({_SHADE}, {a / top:.3f})" '
-                       f'title="attention {a:.4f}">{_esc(w)}</span>')
-        return ' '.join(out)
+        "The text as HTML, each word the model read shaded by its weight (darkest: the largest)."
+        top = self.weights[self.read].max() if self.read.any() else 1.
+        if self.spans is None:
+            return ' '.join(self._word(i, w, top) for i, w in enumerate(self.words))
+        out, pos = [], 0
+        for i, (a, b) in enumerate(self.spans):
+            out += [_esc(self.text[pos:a]), self._word(i, self.text[a:b], top)]; pos = b
+        return ''.join(out) + _esc(self.text[pos:])
     def _repr_html_(self): return f'<p style="line-height: 1.9">{self.html()}</p>'
 
 # %% ../../nbs/experiments/09_select.ipynb #166da807
@@ -458,23 +490,25 @@ class SelectResult:
     def label_names(self) -> list: return [str(c) for c in self.classes]
 
     def highlight(self, txt: str) -> Highlight:
-        """The attention weights of the new text `txt` (its first max_len in-vocabulary words) and
-        the model's prediction, in float64."""
+        """The attention weights of the new text `txt` (its first max_len in-vocabulary words; 0 for
+        the others) and the model's prediction, in float64."""
         if not isinstance(txt, str):
             raise TypeError(f"highlight takes one text (a str), not {type(txt).__name__} "
                             f"{str(txt)[:40]!r}; for several texts, call it on each")
         words = self.tokenizer(txt)
         ids = np.array([self.vocab.stoi.get(w, -1) for w in words], dtype=np.int64)
         pos = np.flatnonzero(ids >= 0)[:self.settings['max_len']]
-        wts = np.full(len(words), np.nan)
-        if not len(pos): return Highlight(words, wts)
+        wts, read = np.zeros(len(words)), np.zeros(len(words), bool)
+        read[pos] = True
+        kw = dict(read=read, oov=ids < 0, text=txt, spans=word_spans(self.tokenizer, txt))
+        if not len(pos): return Highlight(words, wts, **kw)
         E = self.model.E.detach().double()
         z = (E[ids[pos]] @ self.model.p.detach().double()).numpy()
         a = np.exp(z - z.max()); a /= a.sum(); wts[pos] = a
         v = self.model.v.detach().double()
         f = a @ (E[ids[pos]] @ (v if v.ndim == 1 else v.T)).numpy()
         k = int(f > 0) if np.ndim(f) == 0 else int(np.argmax(f))
-        return Highlight(words, wts, self.classes[k], np.atleast_1d(f))
+        return Highlight(words, wts, self.classes[k], np.atleast_1d(f), **kw)
 
 # %% ../../nbs/experiments/09_select.ipynb #e8644856
 def _check_names(names, classes):
@@ -486,9 +520,25 @@ def _check_names(names, classes):
                         f"{str(classes)[:80]}: give a list of distinct names, class_names[k] the "
                         f"name of label k, one for each label 0..K-1 (or leave class_names out)")
 
-def _prepare(texts, labels, test_texts, test_labels, seed, skip_empty, where, class_names=None):
+def _positive_first(classes, positive_label, class_names=None) -> list:
+    """The two `classes` ordered so that the one named `positive_label` (the label as given, or its
+    name in `class_names`, compared as text) is class 1; DataError unless it names one of two classes."""
+    names = [str(c if class_names is None else class_names[int(c)]) for c in classes]
+    if len(classes) != 2:
+        raise DataError(f"--positive-label {positive_label!r}: the data have {len(classes)} classes "
+                        f"({', '.join(names[:5])}), and a positive class is chosen among two; leave "
+                        f"--positive-label out")
+    hit = [k for k, c in enumerate(classes) if str(positive_label) in (str(c), names[k])]
+    if not hit:
+        raise DataError(f"--positive-label {positive_label!r} is not a class of the data; its classes "
+                        f"are {' and '.join(map(repr, names))}: pass one of them")
+    return [classes[1 - hit[0]], classes[hit[0]]]
+
+def _prepare(texts, labels, test_texts, test_labels, seed, skip_empty, where, class_names=None,
+             positive_label=None):
     """Checked splits (train, test) of texts and labels 0..K-1, the classes, the rows left out for
-    an empty text, and whether the test set was held out; DataError before any work."""
+    an empty text, and whether the test set was held out; DataError before any work. Classes in
+    sorted order; with `positive_label` (two classes), that class is class 1."""
     texts, labels, n_empty = clean_texts(texts, labels, where, skip_empty)
     held = test_texts is None
     if held:
@@ -502,6 +552,7 @@ def _prepare(texts, labels, test_texts, test_labels, seed, skip_empty, where, cl
         check_labels([*{*labels}, *{*test_labels}], f"{where} (training and test splits)", False)
     classes = label_map(labels)
     if class_names is not None: _check_names(class_names, classes)
+    if positive_label is not None: classes = _positive_first(classes, positive_label, class_names)
     other = sorted(set(test_labels) - set(classes), key=str)
     if other:
         raise DataError(f"{where}: the test split has labels {other[:5]} that no training text "
@@ -556,13 +607,15 @@ def no_words_why(texts, n=2000) -> str | None:
 # %% ../../nbs/experiments/09_select.ipynb #598694fb
 def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empty=False,
                   progress=True, cache=True, where='data', class_names=None,
-                  **settings) -> SelectResult:
+                  positive_label=None, **settings) -> SelectResult:
     """Train the one-layer model on labelled texts and measure which tokens its attention selects;
     `settings`: any of `DEFAULTS` (min_count, max_size, max_len, d, lr, steps, seed, rho);
-    `class_names`: names of integer labels 0..K-1, shown instead of the numbers."""
+    `class_names`: names of integer labels 0..K-1, shown instead of the numbers; `positive_label`: the
+    class that counts as 1 (y = +1) of two (default: the second in sorted order)."""
     s, t0 = check_settings({**DEFAULTS, **settings}), time.time()
     (trx, try_), (tex, tey), classes, n_empty, held = _prepare(
-        texts, labels, test_texts, test_labels, s['seed'], skip_empty, where, class_names)
+        texts, labels, test_texts, test_labels, s['seed'], skip_empty, where, class_names,
+        positive_label)
     fp, K = data_fingerprint((trx, try_), (tex, tey)), len(classes)
     try:
         arrays, meta = tokenize({'train': (trx, try_), 'test': (tex, tey)}, K, s['min_count'],
@@ -636,7 +689,7 @@ def _result(model, vocab, classes, s, tr, te, tex, fp, where, numbers) -> Select
 def balance_note(numbers: dict, train: str = 'one-step') -> str | None:
     """For two classes whose training shares differ by more than two standard errors of a fair
     split (|P(1) - P(0)| > 2/sqrt(n), the standard error being 1/sqrt(n)): what the imbalance
-    does to E_s^T v under the training `train`, in one paragraph; else None."""
+    does to Eₛᵀv under the training `train`, in one paragraph; else None."""
     w, n = numbers['class_shares'], numbers['n_train']
     if len(w) != 2 or abs(w[1] - w[0]) <= 2 / np.sqrt(n): return None
     g = w[1] - w[0]
@@ -645,7 +698,7 @@ def balance_note(numbers: dict, train: str = 'one-step') -> str | None:
             "afterwards takes much of that back, not always all." if train == 'one-step' else "")
     return (f"the classes are unbalanced: P(1) - P(0) = {g:+.3f} over {n:,} training texts. The "
             f"model has no bias term (the paper's model), so a word unrelated to the label has "
-            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0.{step} Read E_s^T v of a frequent "
+            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0.{step} Read Eₛᵀv of a frequent "
             f"word against the words whose importance is near {g:+.3f}.")
 
 # %% ../../nbs/experiments/09_select.ipynb #dff82704
@@ -674,24 +727,25 @@ def mpl_text(x) -> str:
 
 def figures(r: SelectResult) -> dict:
     """The paper's Figure 1 on this data (analysis.plot_importance): title -> PNG bytes. Two
-    classes: E_s^T v and E_s^T p against P(1|s) - P(0|s); K: centred E_s^T v_k and E_s^T p against
-    the importance of s for class k."""
+    classes: E_s^T v and E_s^T p against P(1|s) - P(0|s), the classes named on the axis; K: centred
+    E_s^T v_k and E_s^T p against the importance of s for class k, a panel per class."""
     import matplotlib.pyplot as plt
     ts = stats.token_stats(r.train_data.tokens, r.train_data.labels, r.train_data.V,
                            n_classes=len(r.classes))
     sc = r.model.scores()
     if len(r.classes) == 2:
-        x = ts.posterior_diff
-        figs = {'E_s^T v and E_s^T p against importance':
-                plot_importance(x, {r'$E_s^\top v$': sc['v'], r'$E_s^\top p$': sc['p']})}
+        x, (c0, c1) = ts.posterior_diff, r.label_names
+        figs = {'Eₛᵀv and Eₛᵀp against importance':
+                plot_importance(x, {r'$E_s^\top v$': sc['v'], r'$E_s^\top p$': sc['p']},
+                                xlabel=mpl_text(f'importance P({c1} | s) − P({c0} | s)'))}
     else:
         lo, imp = -1 / (len(r.classes) - 1), ts.importance
         sv = sc['v'] - sc['v'].mean(1, keepdim=True)
         panels = lambda y: {mpl_text(c): (imp[:, k], y(k)) for k, c in enumerate(r.classes)}
         xl = 'importance of s for the class'
-        figs = {'centred E_s^T v_k against the importance for class k': plot_importance(
+        figs = {'centred Eₛᵀvₖ against the importance for class k': plot_importance(
                     None, panels(lambda k: sv[:, k]), xlabel=xl, lo=lo),
-                'E_s^T p against the importance for class k': plot_importance(
+                'Eₛᵀp against the importance for class k': plot_importance(
                     None, panels(lambda k: sc['p']), xlabel=xl, lo=lo)}
     out = {}
     for t, f in figs.items():
@@ -699,16 +753,42 @@ def figures(r: SelectResult) -> dict:
     return out
 
 # %% ../../nbs/experiments/09_select.ipynb #3160ff07
-_CSS = """body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;
-text-align:left}.tok{border-radius:3px;padding:0 1px}.oov{color:#999}.ex{line-height:1.9;
-margin:.4em 0 1em}.ok{color:#070}.bad{color:#b00}img{max-width:100%}"""
+_CSS = """body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;
+max-width:1100px;margin:2em auto;padding:0 1.5em;color:#212529;line-height:1.5;background:#fff}
+h1{font-size:1.8em;font-weight:500;border-bottom:1px solid #dee2e6;padding-bottom:.3em}
+h2{font-size:1.35em;font-weight:500;margin-top:1.8em;border-bottom:1px solid #e9ecef;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th{border-bottom:2px solid #adb5bd;text-align:left;padding:4px 10px;font-weight:600;vertical-align:bottom}
+td{border-bottom:1px solid #dee2e6;padding:3px 10px;font-variant-numeric:tabular-nums}
+td.num,th.num{text-align:right}tbody tr:nth-child(even) td{background:#f8f9fa}
+.pair{display:flex;flex-wrap:wrap;gap:2em}.pair h3{font-size:1em;font-weight:600;margin:.4em 0 0}
+.note{background:#f1f3f5;border-left:4px solid #868e96;padding:.6em 1em;color:#343a40}
+.tok{border-radius:3px;padding:0 1px}.oov{color:#868e96;text-decoration:underline dotted #adb5bd}
+.ex{line-height:1.9;margin:.6em 0 1em;padding:.5em .9em;border:1px solid #dee2e6;border-radius:4px}
+.ok{color:#2b8a3e}.bad{color:#c92a2a}img{max-width:100%}"""
+
+_SUB = str.maketrans('0123456789k', '₀₁₂₃₄₅₆₇₈₉ₖ')
+
+def _math(s) -> str:
+    "The notation of the claims' text (E_s^T v, E_s^T v_0, E_s^T p) in Unicode for the page: Eₛᵀv, Eₛᵀv₀."
+    return re.sub(r'E_s\^T ([vp])(?:_([0-9k]+)\b)?',
+                  lambda m: 'Eₛᵀ' + m[1] + (m[2] or '').translate(_SUB), str(s))
 
 def _html_table(rows, head) -> str:
-    e = lambda x: _esc(f'{x:.4g}' if isinstance(x, float) else x)
-    return ('<table><tr>' + ''.join(f'<th>{e(h)}</th>' for h in head) + '</tr>' +
-            ''.join('<tr>' + ''.join(f'<td>{e(x)}</td>' for x in r) + '</tr>' for r in rows) +
-            '</table>')
+    e = lambda x: _esc(_math(f'{x:.4g}' if isinstance(x, float) else x))
+    num = lambda x: ' class="num"' if isinstance(x, numbers.Real) and not isinstance(x, bool) else ''
+    return ('<table><thead><tr>' + ''.join(f'<th>{e(h)}</th>' for h in head) + '</tr></thead><tbody>'
+            + ''.join('<tr>' + ''.join(f'<td{num(x)}>{e(x)}</td>' for x in r) + '</tr>' for r in rows)
+            + '</tbody></table>')
+
+def column_names(classes) -> dict:
+    "The page's heading of each column of tokens.csv, the classes named."
+    names = {'token': 'token', 'count': 'count', 'score_p': 'Eₛᵀp', 'selected': 'selected share'}
+    if len(classes) == 2:
+        c0, c1 = map(str, classes)
+        return {**names, 'importance': f'importance P({c1} | s) − P({c0} | s)', 'score_v': 'Eₛᵀv'}
+    return {**names, **{f'importance_{c}': f'importance for {c}' for c in classes},
+            **{f'score_v_{c}': f'Eₛᵀv for {c}' for c in classes}}
 
 def examples(r: SelectResult, n: int = N_EXAMPLES, seed=None) -> list:
     """`n` test examples (a seeded draw): (text index, its Highlight, its label as given)."""
@@ -718,20 +798,32 @@ def examples(r: SelectResult, n: int = N_EXAMPLES, seed=None) -> list:
              r.classes[int(r.test_data.labels[i])]) for i in rows]
 
 # %% ../../nbs/experiments/09_select.ipynb #063badad
+def _intro(r: SelectResult) -> list:
+    "The page's opening paragraphs: the model, the data, the classes, what was left out, the note."
+    e, nb = _esc, r.numbers
+    drop, names = nb['n_dropped_no_word'], r.label_names
+    if len(names) == 2:
+        (c0, c1), (w0, w1) = names, nb['class_shares']
+        cls = (f"Class 1 (y = +1, the positive class): {c1}, {w1:.1%} of the training texts; class 0 "
+               f"(y = −1): {c0}, {w0:.1%}. Every signed column and axis counts toward {c1} "
+               f"(choose the positive class with --positive-label).")
+    else: cls = 'Classes: ' + ', '.join(f'{c} ({w:.1%})' for c, w in zip(names, nb['class_shares'])) + '.'
+    left = (f"Left out: {drop.get('train', 0):,} training and {drop.get('test', 0):,} test texts with no "
+            f"word of the vocabulary" + (f", and {nb['n_empty_skipped']:,} empty texts" if
+                                          nb['n_empty_skipped'] else '') + '.')
+    note = balance_note(nb, r.settings['train'])
+    return [f"<p>One-layer attention f(X) = softmax(pᵀE<sub>X</sub>ᵀ) E<sub>X</sub>v, trained on "
+            f"{nb['n_train']:,} texts; tested on {nb['n_test']:,} "
+            f"{'held-out ' if nb['test_held_out'] else ''}texts. Vocabulary: {nb['V']:,} words.</p>",
+            f'<p>{e(cls)} {e(left)}</p>', *([f'<p class="note">Note: {e(note)}</p>'] if note else [])]
+
 def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
     "The self-contained report page (figures inline as base64 PNG, no script, no network)."
-    e, nb = _esc, r.numbers
-    t = r.table
+    e, nb, t = _esc, r.numbers, r.table
+    cols = [c for c in t.columns if c.startswith('importance')]
     vcols = [c for c in t.columns if c.startswith('score_v')]
     sets = [(k, v) for k, v in r.settings.items()] + [('tokenizer', 'attn_tokens Tokenizer')]
-    shares = enumerate(zip(r.label_names, nb['class_shares']))
-    note = balance_note(nb, r.settings['train'])
-    parts = [f"<h1>Tokens selected by attention: {e(source or 'your data')}</h1>",
-             f"<p>One-layer attention f(X) = softmax(p<sup>T</sup>E<sub>X</sub><sup>T</sup>) "
-             f"E<sub>X</sub> v, trained on {nb['n_train']:,} texts; tested on {nb['n_test']:,} "
-             f"{'held-out ' if nb['test_held_out'] else ''}texts. Vocabulary: {nb['V']:,} words. "
-             f"Classes: {e(', '.join(f'{c} = {k} ({w:.1%})' for k, (c, w) in shares))}.</p>",
-             *([f'<p class="bad">Note: {e(note)}</p>'] if note else []),
+    parts = [f"<h1>Tokens selected by attention: {e(source or 'your data')}</h1>", *_intro(r),
              f"<h2>Test accuracy: {nb['test_acc']:.3f}</h2>",
              '<h2>Settings</h2>', _html_table(sets, ('setting', 'value')),
              '<h2>The paper\'s shape claims on this data</h2>',
@@ -741,15 +833,18 @@ def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
     for title, png in figures(r).items():
         parts += [f'<h2>{e(title)}</h2>', f'<img alt="{e(title)}" src="data:image/png;base64,'
                   f'{base64.b64encode(png).decode()}">']
-    show = ['token', 'count', *vcols, 'score_p', 'selected']
-    parts += ['<h2>Highest E_s^T p (the tokens attention selects)</h2>',
-              _html_table(t[show].head(n_top).itertuples(index=False), show)]
+    show, head = ['token', 'count', *cols, *vcols, 'score_p', 'selected'], column_names(r.classes)
+    rows = lambda df: df[show].itertuples(index=False)
+    parts += ['<h2>Highest Eₛᵀp (the tokens attention selects)</h2>',
+              _html_table(rows(t.head(n_top)), [head[c] for c in show])]
     for c in vcols:
         o = t.sort_values(c, ascending=False, kind='stable')
-        parts += [f'<h2>Highest and lowest {e(c)}</h2>',
-                  _html_table(o[show].head(n_top).itertuples(index=False), show),
-                  _html_table(o[show].tail(n_top).iloc[::-1].itertuples(index=False), show)]
-    parts.append(f'<h2>{N_EXAMPLES} test examples, every word shaded by its attention weight</h2>')
+        parts += [f'<h2>Highest and lowest {e(head[c])}</h2><div class="pair"><div><h3>highest</h3>',
+                  _html_table(rows(o.head(n_top)), [head[c] for c in show]),
+                  '</div><div><h3>lowest</h3>',
+                  _html_table(rows(o.tail(n_top).iloc[::-1]), [head[c] for c in show]), '</div></div>']
+    parts.append(f'<h2>{N_EXAMPLES} test examples, as written; each word the model read shaded by its '
+                 f'attention weight (grey, dotted: not read)</h2>')
     for i, h, y in examples(r):
         ok = 'ok' if h.prediction == y else 'bad'
         parts.append(f'<div class="ex" id="example-{i}"><b>label</b> {e(str(y))}, <b>prediction'
@@ -789,37 +884,8 @@ def save(r: SelectResult, out, force=False, source: dict | None = None) -> Path:
 
 # %% ../../nbs/experiments/09_select.ipynb #f7a94ef5
 def cli_parser(p):
-    "Declare the arguments of `attn-tokens select`."
-    D = DEFAULTS
-    p.add_argument('data', metavar='DATA', help='a .csv/.tsv/.jsonl/.parquet file, a folder of '
-                   'them (files test* are the test split), a data set of the package (e.g. imdb) '
-                   'or a Hub name')
-    p.add_argument('--text-column', default='text', help='column of the texts (default text)')
-    p.add_argument('--label-column', default='label', help='column of the labels (default label)')
-    p.add_argument('--out', metavar='OUT', required=True,
-                   help='folder for tokens.csv, report.html, results.json')
-    p.add_argument('--force', action='store_true', help='replace OUT if it exists')
-    p.add_argument('--encoding', default='utf-8', help='encoding of text files (default utf-8)')
-    p.add_argument('--skip-empty', action='store_true',
-                   help='leave out rows whose text is empty or missing (default: refuse them)')
-    p.add_argument('--train', choices=tuple(TRAIN_RULES), default=DEFAULTS['train'],
-                   help="one-step (default): what the paper's theorems analyse, one GD step on "
-                        "E, then p (and v, as the rebuttal ran it on real data) with E fixed; "
-                        "full: all of E, p, v with Adam, as the paper's Figure 1 (K > 2 classes: "
-                        "full)")
-    for k, kind, what in (
-            ('min_count', positive_int, 'words seen fewer times are left out'),
-            ('max_size', positive_int, 'most words in the vocabulary (default: no limit)'),
-            ('max_len', positive_int, 'words of each text the model reads'),
-            ('d', positive_int, 'embedding dimension'),
-            ('lr', positive_float, 'Adam learning rate (default: the rule of --train)'),
-            ('steps', positive_int, 'most training steps (default: that rule)'),
-            ('seed', seed_int, 'seed of the split, the initialisation, the examples')):
-        flag = '--max-vocab' if k == 'max_size' else f"--{k.replace('_', '-')}"
-        p.add_argument(flag, dest=k, type=kind, default=D[k],
-                       help=what if D[k] is None else f'{what} (default {D[k]})')
-    p.add_argument('--no-progress', action='store_true', help='no progress bars')
-    return p
+    "Declare the arguments of `attn-tokens select`: those of `select_args`, with `DEFAULTS`."
+    return select_args.cli_parser(p, DEFAULTS)
 
 # %% ../../nbs/experiments/09_select.ipynb #d30c39e4
 def cli_run(args):
@@ -829,9 +895,17 @@ def cli_run(args):
     (tx, ty), te = src.splits['train'], src.splits.get('test', (None, None))
     sets = {k: getattr(args, k) for k in DEFAULTS if k != 'rho'}
     r = select_tokens(tx, ty, *te, skip_empty=args.skip_empty, progress=not args.no_progress,
-                      where=str(args.data), class_names=src.class_names, **sets)
+                      where=str(args.data), class_names=src.class_names,
+                      positive_label=args.positive_label, **sets)
     print('classes: ' + ', '.join(f'{c!r} -> {k} ({w:.1%} of the training texts)' for k, (c, w)
                                   in enumerate(zip(r.classes, r.numbers['class_shares']))))
+    if len(r.classes) == 2:
+        print(f"positive class (y = +1): {r.classes[1]!r}" + (
+            '' if args.positive_label is not None else
+            ' (the second label in sorted order; --positive-label LABEL chooses)'))
+    drop = r.numbers['n_dropped_no_word']
+    print(f"left out {drop.get('train', 0):,} training and {drop.get('test', 0):,} test texts with "
+          f"no word of the vocabulary")
     if note := balance_note(r.numbers, r.settings['train']): print(f'note: {note}')
     info = dict(name=src.name, kind=src.kind, text_column=args.text_column,
                 label_column=args.label_column, encoding=args.encoding,
