@@ -256,7 +256,7 @@ def bow_ceiling(tr: TokenData, te: TokenData, seed: int, grid=BOW_GRID) -> dict:
                          f"give a training set with both")
     best = None
     for C in grid:
-        lr = LogisticRegression(C=C, max_iter=5000).fit(X[fit_i], y[fit_i])
+        lr = LogisticRegression(C=C, solver='newton-cg', max_iter=1000).fit(X[fit_i], y[fit_i])
         vl = float(log_loss(y[val_i], lr.predict_proba(X[val_i]), labels=lr.classes_))
         if best is None or vl < best[0]: best = (vl, C, lr)
     vl, C, lr = best
