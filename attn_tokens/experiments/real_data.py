@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['EXPERIMENT_DATA', 'REAL_SIZES', 'DATASET', 'BOW_GRID', 'REAL_EXPERIMENTS', 'imdb', 'yelp', 'yelp_pool',
            'yelp_polarity', 'yelp_sentences', 'data_source', 'load_real', 'check_data', 'data_label', 'train_config',
-           'vocab_draw', 'restrict_vocab', 'one_layer_setup', 'bow_features', 'bow_ceiling', 'ceiling_note']
+           'vocab_draw', 'restrict_vocab', 'one_layer_setup', 'one_layer_real', 'bow_features', 'bow_ceiling',
+           'ceiling_note']
 
 # %% ../../nbs/experiments/06_real_data.ipynb #173f3526
 import functools
@@ -227,6 +228,11 @@ def one_layer_setup(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
     info = dict(n_train=tr.n, n_test=te.n, V=tr.V, d=settings['d'], max_len=settings['max_len'],
                 min_count=settings['min_count'], **extra)
     return m, tr, te, tcfg, info
+
+def one_layer_real(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
+    "Train (or resume) the one-layer model on data set `key`; returns model, train, test, numbers."
+    m, tr, te, tcfg, info = one_layer_setup(key, cfg, trainable, tag, settings)
+    return m, tr, te, {**fit(m, tr, te, tcfg), **info}
 
 # %% ../../nbs/experiments/06_real_data.ipynb #6557f9ee
 BOW_GRID = tuple(10. ** k for k in range(-2, 5))     # the ceiling's C: 0.01, 0.1, ..., 10^4
