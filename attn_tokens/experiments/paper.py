@@ -757,7 +757,7 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
      'rebuttal "for the original baseline the test accuracy is around 95% with test error around 0.1"',
      ('imdb', 'yelp', 'yelp_pool', 'yelp_polarity', 'yelp_sentences'), (_EX + '06_real_data.ipynb',),
      baseline_verdict),
-    ('Yelp: the same shapes', 'paper', ('yelp', 'yelp_pool', 'yelp_polarity'),
+    ('Yelp: the same shapes', 'paper', ('yelp', 'yelp_pool', 'yelp_polarity', 'yelp_sentences'),
      (_EX + '06_real_data.ipynb',)),
     (r'One-step protocol: per-bin spread reduced (8 times for $v$, 6 for $p$)', 'rebuttal (Q3)',
      ('one_step_protocol',), (_EX + '08a_ablations.ipynb',)),
