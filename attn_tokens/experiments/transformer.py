@@ -5,18 +5,18 @@
 # %% auto #0
 __all__ = ['RUNGS', 'CLSTransformer']
 
-# %% ../../nbs/experiments/10_transformer.ipynb #2d722aed
+# %% ../../nbs/experiments/10_transformer.ipynb #e8e3f68f
 import math
 import torch
 from torch import nn
 from torch.nn.utils import parametrize
 from fastcore.basics import patch
 
-# %% ../../nbs/experiments/10_transformer.ipynb #58e5dff7
+# %% ../../nbs/experiments/10_transformer.ipynb #5cb689a7
 from ..engine import core
 from ..infra.checks import check_int, check_seed
 
-# %% ../../nbs/experiments/10_transformer.ipynb #02438fc6
+# %% ../../nbs/experiments/10_transformer.ipynb #08596e32
 RUNGS = {'R1': "p factorised as (W_Q, W_K, e_cls); W_V = W_O = I held fixed (v = w)",
          'R2': "+ W_V, W_O trained (v factorised)",
          'R3': "+ H heads",
@@ -58,7 +58,7 @@ def _check_args(V, d, rung, seed, dtype, n_heads, d_ff, max_len):
                                                 'cover, an integer >= 1')
     return V, d, level, seed, H, d_ff, max_len
 
-# %% ../../nbs/experiments/10_transformer.ipynb #5e68f2c5
+# %% ../../nbs/experiments/10_transformer.ipynb #b3dc9b26
 class CLSTransformer(nn.Module):
     """A [CLS] encoder from torch's attention modules at rung `rung` ('R1' ... 'R7', see RUNGS);
     called on token ids (n, T) (-1: padding) it returns the logits (n,) of two classes."""
@@ -93,7 +93,7 @@ class CLSTransformer(nn.Module):
             mha.out_proj.weight.requires_grad_(False)
         self.to(dtype)
 
-# %% ../../nbs/experiments/10_transformer.ipynb #97043e47
+# %% ../../nbs/experiments/10_transformer.ipynb #6de4600f
 @patch
 def _inputs(self: CLSTransformer, tokens):
     "The layer input (n, T+1, d), the padding mask (n, T+1) and the [CLS]-key mask (T+1, T+1)."
@@ -132,7 +132,7 @@ def _run(self: CLSTransformer, tokens, weights=False):
             x = layer(x, src_mask=mask, src_key_padding_mask=pad)
     return x[:, 0], att
 
-# %% ../../nbs/experiments/10_transformer.ipynb #765b14cd
+# %% ../../nbs/experiments/10_transformer.ipynb #ceb8278c
 @patch
 def forward(self: CLSTransformer, tokens):
     "Logits (n,) of token ids (n, T), -1 as padding."
@@ -146,7 +146,23 @@ def cls_attention(self: CLSTransformer, tokens):
     _, att = self._run(tokens, weights=True)
     return att[:, :, 0, 1:]
 
-# %% ../../nbs/experiments/10_transformer.ipynb #5ad966a9
+# %% ../../nbs/experiments/10_transformer.ipynb #3b26fa9c
+@patch(as_prop=True)
+def n_classes(self: CLSTransformer): "Two classes (a logit per sequence)."; return 2
+
+@patch
+def prepare(self: CLSTransformer, tokens, labels=None):
+    "The checked ids (n, T) without trailing all-padding columns (labels checked when given)."
+    tokens = core.check_tokens(tokens, self.V, labels, 2, where='CLSTransformer')
+    T = int((tokens >= 0).any(0).nonzero().max()) + 1
+    return tokens[:, :T]
+
+@patch
+def loss(self: CLSTransformer, batch, labels):
+    "Mean logistic loss of the logits on `batch` (ids from `prepare`) with labels in {0, 1}."
+    return core.loss_fn(self(batch), labels)
+
+# %% ../../nbs/experiments/10_transformer.ipynb #f4fd10cb
 @patch
 def paper_params(self: CLSTransformer):
     """(E (V, d), p (d,), v (d,), bias ()) with logit = bias + f(X) of the paper's model, at R1 and
