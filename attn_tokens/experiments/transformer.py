@@ -114,16 +114,17 @@ def _inputs(self: CLSTransformer, tokens):
 
 @patch
 def _run(self: CLSTransformer, tokens, weights=False):
-    "h_cls (n, d) before the final norm, and (weights=True) the last layer's attention (n, H, T+1, T+1)."
+    """h_cls (n, d) before the final norm, and (weights=True) the last layer's attention (n, H, Q, T+1),
+    Q = 1 (the [CLS] query alone, R1-R4) or T+1 (R5-R7)."""
     x, pad, mask = self._inputs(tokens)
     att = None
     for i, layer in enumerate(self.layers):
         last = weights and i == len(self.layers) - 1
-        if self.level <= 4:
+        if self.level <= 4:     # one layer: only the [CLS] query's row is needed
             a = x if self.norm_in is None else self.norm_in(x)
-            out, att = layer(a, a, a, key_padding_mask=pad, attn_mask=mask, need_weights=last,
-                             average_attn_weights=False)
-            x = x + out
+            out, att = layer(a[:, :1], a, a, key_padding_mask=pad, attn_mask=mask[:1],
+                             need_weights=last, average_attn_weights=False)
+            x = x[:, :1] + out
         else:
             if last:
                 a = layer.norm1(x)
