@@ -105,7 +105,8 @@ def protocol_config(**kw) -> ProtocolConfig:
 # %% ../../nbs/theory/03c_protocol.ipynb #e8b4d2c7
 @dataclass
 class ProtocolResult:
-    "Everything the protocol produced (tensors float64)."
+    """Everything the protocol produced (tensors float64); E0, E1, v, p and p_mm_arg in token coordinates
+    (V x min(d, V + 1)) when the init is sampled (`any_d.token_init`)."""
     config: ProtocolConfig
     E0: torch.Tensor
     E1: torch.Tensor
