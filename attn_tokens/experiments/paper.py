@@ -8,8 +8,9 @@ __all__ = ['PAPER', 'WORDS', 'rule_ok', 'QUOTES', 'UNCHECKED', 'REFERENCE_ENV', 
            'word_rule', 'just_outside', 'reference_texts', 'quote_found', 'paper_claim', 'PublishedTable',
            'published_table', 'table_bins', 'binned_like', 'table_shape', 'paper_shape', 'axis_fill', 'compare_table',
            'plot_overlay', 'with_paper', 'paper_report', 'paper_claims', 'paper_notes', 'ledger_md', 'quote_md',
-           'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'corollary_e_verdict',
-           'assumption1_verdict', 'lemma41_live', 'paper_map', 'map_markdown']
+           'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict',
+           'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'paper_map',
+           'map_markdown']
 
 # %% ../../nbs/experiments/04c_paper.ipynb #067e4927
 import math, os
@@ -522,6 +523,7 @@ from ..theory.beyond import VERDICTS, theorem_premises, theorem_verdict
 from .verdicts import (EXPERIMENT_WORDS, experiment_verdict, baseline_verdict,
                                               add_seeds)
 from ..theory.stage1 import proposition_c_check
+from ..theory.any_d import d_rule, d_cells
 from ..data.text import load_tokenized
 from ..data.corpora import SAMPLE_DIR
 
@@ -630,9 +632,10 @@ def statement_verdict(measured, stmt):
         n += c
         counts = ', '.join(f"{k} {w}" for w, k in sorted(c.items()))
         parts.append(f"{name}: {counts or 'no verdict recorded'}")
-    if stmt == 'theorem':
-        w, part = window_theorem_verdict(measured); n[w] += w != 'not measured yet'
-        parts.append(part)
+    if stmt == 'theorem':        # an asymptotic statement: decided along d, never at one d
+        w, part = d_limit_verdict(measured); n[w] += w != 'not measured yet'
+        parts.append(part); parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
+        parts.append(hand_counterexample_note(measured))
     word = ('counterexample' if n['counterexample']
             else 'holds' if n['holds'] and not n['undecided']
             else 'undecided' if n['holds'] or n['undecided']
@@ -666,6 +669,39 @@ def window_theorem_verdict(measured, name='eta0_window.json'):
     return word, (f"{name}: {sum(v.values())} settings of one eta0: " + (', '.join(
         f"{k} {w}" for w, k in sorted(v.items())) or 'none') + (
         f" ({varying} cells with eta0 set per seed, not judged)" if varying else ''))
+
+def _cell_text(c, f, u, n) -> str:
+    d = c if isinstance(c, str) else f"2^{int(math.log2(c))}"
+    return f"{d}: {f + u}/{n}"
+
+def d_limit_verdict(measured, name='d_limit.json'):
+    """(word, text): Theorem 4.3 judged along d by the d-sweep (tools/d_limit.py) with 03h's rule per eta0
+    (any_d.d_rule: holds at large d, counterexample, undecided); the theorem's word: counterexample if
+    some eta0 is one, holds if every eta0 holds at large d, else undecided."""
+    j = _load(measured, name)
+    if j is None: return 'not measured yet', f"{name}: not measured yet"
+    words, parts = [], []
+    for eta0 in j['meta']['eta0s']:
+        cells = d_cells(j['runs'].values(), eta0)
+        if not cells: continue
+        w, d0 = d_rule(cells)
+        words.append(w)
+        order = sorted(cells, key=lambda c: (isinstance(c, str), c if isinstance(c, int) else 0, str(c)))
+        parts.append(f"eta0 = {eta0:g}: {w}" + (f" (d0 = {d0})" if d0 else '') + "; failed/seeds "
+                     + ', '.join(_cell_text(c, *cells[c]) for c in order))
+    word = ('counterexample' if 'counterexample' in words else 'holds'
+            if words and all(w == 'holds at large d' for w in words) else 'undecided' if words
+            else 'not measured yet')
+    return word, f"{name} (along d, 03h's rule): " + ('; '.join(parts) or 'no run finished')
+
+def hand_counterexample_note(measured, name='hand_counterexample.json') -> str:
+    "The certified counterexample at d = inf of 03i, in a line (a single d: shown, not judged)."
+    j = _load(measured, name)
+    if j is None or not j.get('example'): return f"{name}: not measured yet"
+    e = j['example']
+    return (f"{name}: at d = inf (scores perturbed by {j['meta']['eps']:g}), eta0 = {e['eta0']:.5g}, on a "
+            f"{e['V']}-token set of {e['n']} sequences, the flow converges in direction to a KKT-certified "
+            f"max-margin point where {e['n_without_relevant']} sequences select no relevant token (03i)")
 
 # %% ../../nbs/experiments/04c_paper.ipynb #fb6d74dd
 def corollary_e_verdict(measured):
@@ -734,7 +770,8 @@ THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdi
      corollary_e_verdict),
     (r'Theorem 4.3: $p$ converges in direction to $p_{mm}$, the max-margin selection of the '
      'relevant tokens', 'paper', _TH + '03b_stage2.ipynb', tuple(_TH + f for f in (
-     '03b_stage2.ipynb', '03c_protocol.ipynb', '03d_beyond.ipynb', '03f_large_d.ipynb')),
+     '03b_stage2.ipynb', '03c_protocol.ipynb', '03d_beyond.ipynb', '03f_large_d.ipynb',
+     '03h_any_d.ipynb', '03i_hand_counterexample.ipynb')),
      lambda m: statement_verdict(m, 'theorem')),
     ('Lemmas 4.4, 4.5: steps of Theorem 4.3; by the authors they "require specific assumptions on '
      'the structure of datasets (Assumption 1)"', 'paper; scope: rebuttal', _TH + '03b_stage2.ipynb',

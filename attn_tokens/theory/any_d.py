@@ -4,7 +4,8 @@
 
 # %% auto #0
 __all__ = ['D_MAX', 'EXPLICIT_MAX_D', 'DIM', 'NONNEG', 'INITS', 'NOISE_STREAM', 'check_d', 'd_arg', 'bartlett_factor',
-           'token_init', 'gram_and_scores', 'token_coordinates', 'resolve_init', 'draw_init', 'score_noise']
+           'token_init', 'gram_and_scores', 'token_coordinates', 'resolve_init', 'draw_init', 'score_noise', 'd_rule',
+           'd_cells']
 
 # %% ../../nbs/theory/03h_any_d.ipynb #2caca70c
 import argparse, math
@@ -13,6 +14,7 @@ import torch
 from ..engine import core
 from ..infra.checks import SEED_MAX, Kind, arg_type, check_int, check_number
 from .stage1 import one_step_coef
+from .beyond import wilson
 
 # %% ../../nbs/theory/03h_any_d.ipynb #d498f4b0
 D_MAX = 2 ** 53          # every integer d up to here is exact in float64
@@ -110,3 +112,24 @@ def score_noise(V, eps, seed):
     eps = check_number('score_noise', eps, 0, fix='; pass a number >= 0 (0: none)')
     xi = np.random.default_rng([check_int('seed', seed, 0, hi=SEED_MAX), NOISE_STREAM])
     return eps * torch.as_tensor(xi.standard_normal(V), dtype=torch.float64)
+
+# %% ../../nbs/theory/03h_any_d.ipynb #81a67db8
+def d_rule(cells, level=0.95):
+    """The sweep's verdict for one eta0 from cells {cell: (n_failed, n_undecided, n)}: (verdict, d0)."""
+    fin = sorted(c for c in cells if isinstance(c, int))
+    hi = {c: wilson(cells[c][0] + cells[c][1], cells[c][2], level)[1] for c in fin}
+    d0 = next((c for i, c in enumerate(fin) if all(hi[e] < 0.1 for e in fin[i:])), None)
+    if any(cells[c][0] + cells[c][1] == 0 for c in fin) and d0 is not None: return 'holds at large d', d0
+    lo = lambda c: wilson(cells[c][0], cells[c][2], level)[0] if c in cells and cells[c][2] else 0.
+    if lo(fin[-1]) > 0.5 and lo('inf+noise') > 0.5: return 'counterexample', None
+    return 'undecided', d0
+
+def d_cells(runs, eta0) -> dict:
+    """{cell: (n_failed, n_undecided, n)} of the d-sweep's runs (tools/d_limit.py) at `eta0`; a finite d as an int."""
+    cells = {}
+    for r in runs:
+        if r['eta0'] != eta0 or 'outcome' not in r: continue
+        c = int(r['cell']) if r['cell'].isdigit() else r['cell']
+        f, u, n = cells.get(c, (0, 0, 0))
+        cells[c] = (f + (r['outcome'] == 'failed'), u + (r['outcome'] == 'undecided'), n + 1)
+    return cells
