@@ -16,7 +16,8 @@ echo "== install 2/2: pip install -e .[dev] with the pinned toolchain (constrain
 pip install -q --disable-pip-version-check -c constraints.txt -e ".[dev]"
 echo "   installed in $((SECONDS - t0)) s"
 export HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 MPLBACKEND=Agg PYTHONHASHSEED=0
-echo "== data: ${ATTN_TOKENS_DATA:+local copies in \$ATTN_TOKENS_DATA}${ATTN_TOKENS_DATA:-no ATTN_TOKENS_DATA: the IMDB sample shipped in the package, other data sets skipped}"
+if [ -n "${ATTN_TOKENS_DATA:-}" ]; then echo "== data: local copies in \$ATTN_TOKENS_DATA ($ATTN_TOKENS_DATA)"
+else echo "== data: no ATTN_TOKENS_DATA: the IMDB sample shipped in the package, other data sets skipped"; fi
 
 if [ "${CI:-}" = "true" ]; then
   echo "== notebooks and library in sync (nbdev_export, nbdev_clean change nothing)"
