@@ -58,7 +58,7 @@ class _LazyParser(argparse.ArgumentParser):
 
 def make_parser():
     """The `attn-tokens` argument parser with one subparser per subcommand, each declared when it is
-    used (`_LazyParser`)."""
+    used (_LazyParser)."""
     parser = argparse.ArgumentParser(prog='attn-tokens',
                                      description='Diagnostics for attention with trained '
                                                  'embeddings.')
