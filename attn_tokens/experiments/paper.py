@@ -523,7 +523,7 @@ from ..theory.beyond import VERDICTS, theorem_premises, theorem_verdict
 from .verdicts import (EXPERIMENT_WORDS, experiment_verdict, baseline_verdict,
                                               add_seeds)
 from ..theory.stage1 import proposition_c_check
-from ..theory.any_d import d_rule, d_cells
+from ..theory.any_d import d_rule, d_cells, critical_eta0, MAIN_SET, MAIN_KW
 from ..data.text import load_tokenized
 from ..data.corpora import SAMPLE_DIR
 
@@ -674,25 +674,49 @@ def _cell_text(c, f, u, n) -> str:
     d = c if isinstance(c, str) else f"2^{int(math.log2(c))}"
     return f"{d}: {f + u}/{n}"
 
+def _d_premises(cells, eta0):
+    """Theorem 4.3's premises (03d's theorem_premises: data, d, eta0; none of the outcome) at every
+    finite d of the sweep's `cells` on the main set: (all held, the names of those that failed somewhere)."""
+    data = make_assumption1(**MAIN_KW)
+    bad = {p['premise'] for d in (c for c in cells if isinstance(c, int))
+           for p in theorem_premises(data.tokens, data.labels, data.V, d, eta0) if not p['held']}
+    return not bad, sorted(bad)
+
 def d_limit_verdict(measured, name='d_limit.json'):
-    """(word, text): Theorem 4.3 judged along d by the d-sweep (tools/d_limit.py) with 03h's rule per eta0
-    (any_d.d_rule: holds at large d, counterexample, undecided); the theorem's word: counterexample if
-    some eta0 is one, holds if every eta0 holds at large d, else undecided."""
+    """(word, text): Theorem 4.3 judged along d by the d-sweep (tools/measure/d_limit.py) with 03h's
+    rule per eta0 (any_d.d_rule: holds at large d, counterexample, undecided) where the premises
+    hold at every d of the sweep (else outside its premises); the theorem's word: counterexample if
+    some eta0 is one, holds if every eta0 holds at large d, else undecided. The text opens with the
+    headline (which eta0 hold, which fail at every d) and the critical eta0 at d = inf if measured."""
     j = _load(measured, name)
     if j is None: return 'not measured yet', f"{name}: not measured yet"
-    words, parts = [], []
+    words, parts, head = [], [], {}
     for eta0 in j['meta']['eta0s']:
         cells = d_cells(j['runs'].values(), eta0)
         if not cells: continue
-        w, d0 = d_rule(cells)
-        words.append(w)
+        ok, bad = _d_premises(cells, eta0)
+        w, d0 = d_rule(cells) if ok else ('outside its premises', None)
+        words.append(w); head.setdefault(w, []).append((eta0, d0))
         order = sorted(cells, key=lambda c: (isinstance(c, str), c if isinstance(c, int) else 0, str(c)))
-        parts.append(f"eta0 = {eta0:g}: {w}" + (f" (d0 = {d0})" if d0 else '') + "; failed/seeds "
+        parts.append(f"eta0 = {eta0:g}: {w}" + (f" (d0 = {_cell_text(d0, 0, 0, 0).split(':')[0]})" if d0 else '')
+                     + ('' if ok else f" ({'; '.join(bad)} fails)") + "; failed/seeds "
                      + ', '.join(_cell_text(c, *cells[c]) for c in order))
     word = ('counterexample' if 'counterexample' in words else 'holds'
             if words and all(w == 'holds at large d' for w in words) else 'undecided' if words
             else 'not measured yet')
-    return word, f"{name} (along d, 03h's rule): " + ('; '.join(parts) or 'no run finished')
+    lines = ["holds at large d at eta0 = " + ', '.join(f"{e:g} (from d0 = {_cell_text(d0, 0, 0, 0).split(':')[0]})"
+                                                     for e, d0 in head['holds at large d'])] \
+        if 'holds at large d' in head else []
+    if 'counterexample' in head:
+        lines.append(f"fails at every d tried (and at d = inf with the scores perturbed) at eta0 = "
+                     f"{', '.join(f'{e:g}' for e, _ in head['counterexample'])}, inside every premise of our "
+                     "reconstruction (which bounds eta0 from below only): the theorem needs an upper bound "
+                     "on eta0, or it is false")
+    crit = critical_eta0(j['runs'].values(), MAIN_SET)
+    if crit: lines.append(f"critical eta0 at d = inf (scores perturbed by {j['meta']['eps']:g}) in "
+                          f"({crit[0]:g}, {crit[1]:g}]")
+    return word, (f"{name} (along d, 03h's rule): " + '; '.join(lines) + ('. ' if lines else '')
+                  + ('; '.join(parts) or 'no run finished'))
 
 def hand_counterexample_note(measured, name='hand_counterexample.json') -> str:
     "The certified counterexample at d = inf of 03i, in a line (a single d: shown, not judged)."
