@@ -569,10 +569,33 @@ def _word(s):
     if 'outside its premises' in s: return 'outside its premises'
     return 'holds' if s.startswith('conclusion holds') else 'undecided'
 
+def _setting_outside(rec) -> bool:
+    """Whether the record's setting (data, d, eta0) fails a premise of Theorem 4.3 (03d's
+    theorem_premises, of the setting and none of the init: `setting_outside`, added by RECORDS, or
+    the premises stored with the record): statement (1) is the theorem's statement about one run,
+    so it is counted only inside the setting's premises."""
+    if 'setting_outside' in rec: return rec['setting_outside']
+    prem = rec.get('verdicts', {}).get('theorem', {}).get('premises', [])
+    return any(p.get('held') is False for p in prem)
+
+def _window_records(j):
+    """The eta0 window's runs and cells, each run with `setting_outside`: its setting's premises
+    (theorem_premises on the data of meta['shapes'], d, eta0; once per setting)."""
+    memo = {}
+    def outside(r):
+        k = (r['shape'], r['d'], r['eta0'])
+        if k not in memo:
+            data = make_assumption1(**j['meta']['shapes'][r['shape']])
+            memo[k] = not all(p['held'] for p in theorem_premises(data.tokens, data.labels, data.V, *k[1:]))
+        return memo[k]
+    return ([r | dict(setting_outside=outside(r)) if {'shape', 'd', 'eta0'} <= set(r) else r
+             for r in j['runs'].values()] + list(j.get('cells', {}).values()))
+
 def _judged(rec, stmt):
     """The verdict word on `stmt` ('theorem', 'statement1', 'statement2') in record `rec`: a verdict
     string, a {premise, holds} pair, or (statement1) a run's numbers read as 03d reads them; None
-    if none."""
+    if none. Statement (1) outside the setting's premises (`_setting_outside`) is 'outside its premises'."""
+    if stmt == 'statement1' and _setting_outside(rec): return 'outside its premises'
     part = rec.get('verdicts', {}).get(stmt, rec.get(stmt))
     if stmt == 'statement1' and isinstance(part, dict) and 'cos_reached' in rec:
         return _statement1(rec['loss_monotone'], rec['cos_reached'], part['n_without_relevant'])
@@ -615,7 +638,7 @@ def run_outcome(rec) -> str:
 RECORDS = {   # measured file -> its records (the runs or the one study it holds)
     'statements.json': lambda j: j['rows'] + j.get('tied', []),
     'assumption1_stalled.json': lambda j: [j],
-    'eta0_window.json': lambda j: list(j['runs'].values()) + list(j.get('cells', {}).values())}
+    'eta0_window.json': _window_records}
 JUDGED_IN = {'theorem': ('assumption1_stalled.json',),   # files judging each (eta0_window.json:
                                                           # by setting, window_theorem_verdict)
              'statement1': tuple(RECORDS), 'statement2': ('statements.json', 'eta0_window.json')}
