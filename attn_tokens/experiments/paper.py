@@ -868,7 +868,7 @@ def paper_map(measured) -> list:
                  checked=', '.join(map(_link, c)), verdict=f(measured))
             for s, w, o, c, f in THEORY_ROWS]
     exps = (_load(measured, 'reproduce_full.json') or {}).get('experiments', {})
-    more = (_load(measured, 'reproduce_seeds.json') or {}).get('seeds', {})   # tools/seed_runs.py
+    more = (_load(measured, 'reproduce_seeds.json') or {}).get('seeds', {})   # tools/measure/seed_runs.py
     if more: add_seeds(exps, more)            # each unsettled claim judged over every seed
     judge = lambda row: (row[4:] or (experiment_verdict,))[0](exps, row[2])
     return rows + [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),

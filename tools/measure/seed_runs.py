@@ -6,7 +6,7 @@ seed given (no checkpoints), and writes OUT.json: {'meta': {command, seeds, expe
 {experiment: result}}}. The home page's map (paper.paper_map) reads nbs/measured/reproduce_seeds.json and judges each
 such claim over all seeds (verdicts.add_seeds).
 
-Usage: ATTN_TOKENS_DATA=<data> python tools/seed_runs.py nbs/measured/reproduce_seeds.json [--seeds 1 2] [--force]"""
+Usage: ATTN_TOKENS_DATA=<data> python tools/measure/seed_runs.py nbs/measured/reproduce_seeds.json [--seeds 1 2] [--force]"""
 import argparse, json, sys, tempfile, time
 from pathlib import Path
 from attn_tokens.infra import files
@@ -14,7 +14,7 @@ from attn_tokens.experiments.framework import ExpConfig
 from attn_tokens.experiments.reproduce import run_all
 from attn_tokens.experiments.verdicts import needs_seeds
 
-FULL = Path(__file__).resolve().parents[1]/'nbs'/'measured'/'reproduce_full.json'
+FULL = Path(__file__).resolve().parents[2]/'nbs'/'measured'/'reproduce_full.json'
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -30,7 +30,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             res = run_all(ExpConfig(size='full', seed=s, out=tmp, checkpoints=False), only=names)
         out[str(s)] = res['experiments']
-    meta = {'command': 'ATTN_TOKENS_DATA=<data> python tools/seed_runs.py ' + ' '.join(sys.argv[1:]),
+    meta = {'command': 'ATTN_TOKENS_DATA=<data> python tools/measure/seed_runs.py ' + ' '.join(sys.argv[1:]),
             'seeds': a.seeds, 'experiments': names, 'seconds': round(time.time() - t0, 1)}
     files.write_json(a.out, {'meta': meta, 'seeds': out})
     print(f"seed_runs: {a.out} written in {meta['seconds']:.0f} s")

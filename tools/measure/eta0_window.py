@@ -1,5 +1,5 @@
 """The eta0 window at fixed eta0: how often the two-stage protocol reaches the arg-max selection's
-p_mm, per (token set, d, stage-1 rule), over init seeds. Unlike tools/d_sweep.py, whose two rules
+p_mm, per (token set, d, stage-1 rule), over init seeds. Unlike tools/measure/d_sweep.py, whose two rules
 are multiples of the exact threshold (which falls like d^(-1/2), so its trend with d is confounded
 with eta0), the rules here hold eta0 fixed or tie it to Corollary E's a-priori bound eta*:
   abs440: eta0 = 440 (the stalled d = 2048 runs of 03d);  1.2xE, 3.6xE: eta0 = 1.2 / 3.6 x eta*.
@@ -7,7 +7,7 @@ Fixed before any run. Per run: the reached kind, cos to the arg-max and the reac
 p_mm, eta0/eta*, local_optimality and strict_multipliers of the reached selection, the instability
 number N_v, the loss's monotonicity, and the number of sequences that select no relevant token.
 Written to OUT.json atomically after every run; a rerun with the same OUT skips the runs done.
-Usage: nice -n 19 python tools/eta0_window.py OUT.json [--quick] [--shard I/N]
+Usage: nice -n 19 python tools/measure/eta0_window.py OUT.json [--quick] [--shard I/N]
 (--shard I/N: this process runs every N-th task from the I-th; N processes share OUT.json, each
 merging its run into the file under a lock)
 (read by nbs/theory/03f_large_d.ipynb)"""
@@ -31,7 +31,7 @@ PLAN = [('n2000_V110_T32', 128, ('abs440', '1.2xE', '3.6xE'), range(20)),
         ('n2000_V110_T32', 2048, ('abs440', '1.2xE', '3.6xE'), range(20)),
         ('n300_V70_T8', 8192, ('1.2xE', '3.6xE'), range(10)),
         ('n2000_V110_T32', 8192, ('abs440', '1.2xE', '3.6xE'), range(10))]
-COMMAND = 'nice -n 19 python tools/eta0_window.py nbs/measured/eta0_window.json'
+COMMAND = 'nice -n 19 python tools/measure/eta0_window.py nbs/measured/eta0_window.json'
 
 BLOCK = 5
 

@@ -6,7 +6,7 @@ largest h_s - h_r among them, with h = y E_s^T v), the selection read from p, th
 without a relevant token, 1 - cos(p_end, p_mm^reach). If the direction converges, 1 - cos falls
 like |p|^-2 and |p| grows like the gap: doubling the gap divides 1 - cos by about 4, with the same
 selection.
-Usage: nice -n 19 python tools/flow_longer.py nbs/measured/eta0_window.json OUT.json
+Usage: nice -n 19 python tools/measure/flow_longer.py nbs/measured/eta0_window.json OUT.json
 (read by nbs/theory/03f_large_d.ipynb)"""
 import hashlib, json, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1')
@@ -47,7 +47,7 @@ def main(sweep, out):
             print(key, gap, R['kind'], lo['n_violating'], f"{time.time() - t0:.0f} s", flush=True)
         cases[key] = dict(shape=r['shape'], d=r['d'], rule=r['rule'], seed=r['seed'],
                           eta0=r['eta0'], runs=runs)
-        write_json(out, dict(command='nice -n 19 python tools/flow_longer.py '
+        write_json(out, dict(command='nice -n 19 python tools/measure/flow_longer.py '
                              'nbs/measured/eta0_window.json nbs/measured/flow_longer.json',
                              gaps=GAPS, cases=cases))
 

@@ -1,5 +1,5 @@
 """The table of nbs/theory/03c_protocol.ipynb ("where the default works"), measured with the monotone default (momentum 0.9,
-step_growth 2) instead of typed by hand. Usage: python tools/eta0_table.py OUT.json"""
+step_growth 2) instead of typed by hand. Usage: python tools/measure/eta0_table.py OUT.json"""
 import json, sys, time
 import torch
 from attn_tokens.data.generators import make_assumption1
@@ -19,7 +19,7 @@ if __name__ == '__main__':
                              loss_monotone=S['loss_monotone'], reached_kind=S['reached']['kind'], cos_reached=S['reached']['cos_reach'],
                              loss_gap=res.history.loss[-1] - res.loss_inf, time_s=round(time.time() - t0, 1)))
             print(json.dumps(rows[-1]), flush=True)
-            json.dump(dict(meta=dict(command=f"python tools/eta0_table.py {out}",
+            json.dump(dict(meta=dict(command=f"python tools/measure/eta0_table.py {out}",
                                      data="make_assumption1(n, n_relevant=R, n_irrelevant=I, T=T, seed=0)",
                                      run="run_protocol(tokens, labels, d=d, seed=s) with the defaults (eta0 = 1.2 eta_exact, monotone, momentum 0.9)"),
                            rows=rows), open(out, 'w'), indent=1)

@@ -1,7 +1,7 @@
 """The axis of the rebuttal's Yelp 4-class tables at the full configuration, both ways (token share n_s/T and presence
 1{s in X}; `analysis.signed_frequency`), on the 4,000-review subset of Yelp Review Full and on yelp_pool (not an official
 split): range, and tokens per bin of the rebuttal's own bins (`paper.axis_fill`). Data only: no model is trained.
-Usage: ATTN_TOKENS_DATA=<data> python tools/yelp_axes.py OUT.json"""
+Usage: ATTN_TOKENS_DATA=<data> python tools/measure/yelp_axes.py OUT.json"""
 import sys
 from attn_tokens.infra import files
 from attn_tokens.experiments.framework import ExpConfig
@@ -20,5 +20,5 @@ if __name__ == '__main__':
                     rows.append(dict(data=data_label(dataset, tr5.n), experiment=f'{prefix}_4class', construction=cons, n_train=tr.n, V=tr.V,
                                      weight=w, table=f'yelp4_v{k}', chosen=a['axis'] == w, **g))
                     print(rows[-1], flush=True)
-    files.write_json(out, dict(meta=dict(command="python tools/yelp_axes.py nbs/measured/yelp_axes.json",
+    files.write_json(out, dict(meta=dict(command="python tools/measure/yelp_axes.py nbs/measured/yelp_axes.json",
                                          what=__doc__.split('Usage')[0].strip()), rows=rows))

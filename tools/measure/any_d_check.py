@@ -7,13 +7,13 @@
   time: the same run (seed 0, eta0 = 200) at d = 2048 (the default, explicit) and at 2048 (sampled), 1e5, 1e6,
         1e9 and inf (sampled): wall and CPU time, steps; three repeats of each, interleaved, after the law runs.
 Written to OUT.json atomically after every run; a rerun with the same OUT skips the runs done.
-Usage: nice -n 19 python tools/any_d_check.py OUT.json [--quick]
+Usage: nice -n 19 python tools/measure/any_d_check.py OUT.json [--quick]
 (read by nbs/theory/03h_any_d.ipynb)"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import torch
 
-COMMAND = 'nice -n 19 python tools/any_d_check.py nbs/measured/any_d_check.json'
+COMMAND = 'nice -n 19 python tools/measure/any_d_check.py nbs/measured/any_d_check.json'
 SHAPE = ('n300_V70_T8', dict(n=300, n_relevant=10, n_irrelevant=60, T=8))
 ETA0 = 200.
 LAW = [('law', 2048, init, s) for s in range(20) for init in ('explicit', 'sampled')]

@@ -1,7 +1,7 @@
 """Done-when study of issue 14 (stage 2 speed): the default `run_protocol` (= `attn-tokens theory` defaults) on
 make_multi_relevant data, against two slow references from the same E(1) and v: the flow integrated 100x more tightly
 with every step capped at 0.05 in every score, run until every sequence has decided, and explicit score-capped GD.
-Usage: python tools/stage2_speed.py OUT.json [--quick] [--extra]   (numbers saved for nbs/theory/03c_protocol.ipynb)
+Usage: python tools/measure/stage2_speed.py OUT.json [--quick] [--extra]   (numbers saved for nbs/theory/03c_protocol.ipynb)
 --extra: other seeds, sizes and sequence lengths instead of the 12 main configurations."""
 import json, math, sys, time, platform
 import numpy as np, torch
@@ -41,7 +41,7 @@ if __name__ == '__main__':
     configs = [(200, 64, 21, 8), (1000, 64, 22, 8)] if quick else EXTRA if extra else MAIN
     capped_steps = 4000 if quick else 40000
     rows = []
-    meta = dict(command=f"python tools/stage2_speed.py {out}" + (' --quick' if quick else '') + (' --extra' if extra else ''),
+    meta = dict(command=f"python tools/measure/stage2_speed.py {out}" + (' --quick' if quick else '') + (' --extra' if extra else ''),
                 machine=f"{platform.machine()}, shared 2-core dev machine (another job benchmarking at the same time): wall times are noisy, cpu_s is the process's CPU time",
                 data="make_multi_relevant(n, n_relevant=6, n_irrelevant=30, T=T, k=(1, 3), seed=1000 + seed)",
                 default="run_protocol(tokens, labels, V=V, d=d, seed=seed): eta0 = 1.2 eta_exact, monotone, flow='exponential': from p = 0 to the end, "

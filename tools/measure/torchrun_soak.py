@@ -2,11 +2,11 @@
 CPU-bound competitors, (a) the notebook's torchrun training test (its `TRAIN` script, 2 processes) and (b)
 `torchrun --nproc_per_node 2 -m attn_tokens.cli reproduce --quick --only synthetic --out DIR`; print every run's exit
 status (and the signal that ended a rank, e.g. SIGABRT) and a summary line; with --json, write the counts and commands.
-Usage: python tools/torchrun_soak.py [--runs 30] [--busy 2] [--which train reproduce] [--json nbs/measured/torchrun_soak.json --label after]"""
+Usage: python tools/measure/torchrun_soak.py [--runs 30] [--busy 2] [--which train reproduce] [--json nbs/measured/torchrun_soak.json --label after]"""
 import argparse, json, os, platform, re, signal, subprocess, sys, tempfile, time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NB = ROOT/'nbs'/'engine/11_distributed.ipynb'
 REPRO = ['reproduce', '--quick', '--only', 'synthetic', '--threads', '1', '--out']
 
@@ -101,7 +101,7 @@ def main():
         bad = sum(r['verdict'] != 'ok' for r in rows)
         aborts = sum('terminate called' in r['verdict'] or 'SIGABRT' in r['verdict'] for r in rows)
         print(f"{which}: {len(rows)} runs, {bad} failed, {aborts} aborted (SIGABRT / std::terminate), with {a.busy} busy processes")
-    if a.json: record(a.json, a.label or 'runs', f"python tools/torchrun_soak.py --runs {a.runs} --busy {a.busy} --which {' '.join(a.which)}", a.busy, res)
+    if a.json: record(a.json, a.label or 'runs', f"python tools/measure/torchrun_soak.py --runs {a.runs} --busy {a.busy} --which {' '.join(a.which)}", a.busy, res)
     return 1 if any(r['verdict'] != 'ok' for rows in res.values() for r in rows) else 0
 
 if __name__ == '__main__': sys.exit(main())

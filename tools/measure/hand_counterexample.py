@@ -14,14 +14,14 @@ no relevant token; the search stops at the first, and the file records every run
 For the example: G = E(1) E(1)^T, u, the tokens, labels and the reached selection, its max-margin point p_mm
 (token coordinates: E(1) = [I, u] at d = inf) and w with p_mm = E(1)^T w, the pairs of its max-margin problem,
 their margins and KKT multipliers (scipy's nnls on the tight pairs).
-Usage: nice -n 19 python tools/hand_counterexample.py OUT.json
+Usage: nice -n 19 python tools/measure/hand_counterexample.py OUT.json
 (read by nbs/theory/03i_hand_counterexample.ipynb)"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import numpy as np
 import torch
 
-COMMAND = 'nice -n 19 python tools/hand_counterexample.py nbs/measured/hand_counterexample.json'
+COMMAND = 'nice -n 19 python tools/measure/hand_counterexample.py nbs/measured/hand_counterexample.json'
 EPS, CS = 1e-6, (3., 6., 12.)
 SETS = sorted(((n, R, I, T) for n in (8, 16, 24, 32, 40) for R in (2, 4, 6, 10) for I in (2, 4, 10)
                for T in (4, 8) if R <= n), key=lambda s: (s[0] * s[3], s[1] + s[2], s[0]))

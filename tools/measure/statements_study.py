@@ -1,5 +1,5 @@
 """Which selection stage 2 makes with several relevant tokens per sequence, and the rebuttal's two statements (issue 14
-item 2). Usage: python tools/statements_study.py OUT.json [--quick]   (numbers saved for nbs/theory/03c_protocol.ipynb)"""
+item 2). Usage: python tools/measure/statements_study.py OUT.json [--quick]   (numbers saved for nbs/theory/03c_protocol.ipynb)"""
 import json, sys
 import numpy as np, torch
 from attn_tokens.data.generators import make_multi_relevant
@@ -52,7 +52,7 @@ if __name__ == '__main__':
     tied = []
     for s in seeds:
         tied.append(tied_run(400, 64, s)); print(json.dumps(tied[-1]), flush=True)
-    meta = dict(command=f"python tools/statements_study.py {out}" + (' --quick' if quick else '') + "; tied rows: the same with --tied-only",
+    meta = dict(command=f"python tools/measure/statements_study.py {out}" + (' --quick' if quick else '') + "; tied rows: the same with --tied-only",
                 data="make_multi_relevant(n=400, n_relevant=6, n_irrelevant=30, T=8, k=(1, 3), freq=F, seed=3000 + s); "
                      "tied: make_multi_relevant(n=400, n_relevant=8, n_irrelevant=30, T=8, k=2, tied=True, seed=2000 + s), "
                      "E(1) rows of each group shifted along v to tie E_s^T v exactly",

@@ -2,7 +2,7 @@
 d = inf, without and with a perturbation of the scores. Stage 2's inputs are sampled in token coordinates (the cost
 does not depend on d). Two parts, each a fixed list of runs stated here before any of its runs:
   main (issue 37 item 2): n2000_V110_T32 (make_assumption1(n=2000, n_relevant=10, n_irrelevant=100, T=32, seed=0),
-        the set of tools/eta0_window.py) at eta0 = 440 and 1320 (the two of the large-d runs that motivated it:
+        the set of tools/measure/eta0_window.py) at eta0 = 440 and 1320 (the two of the large-d runs that motivated it:
         the first fails at d = 2048, the second at every d tried); cells d = 2^11, 2^13, ..., 2^25, 'inf' (no
         randomness: one run) and 'inf+noise' (u + EPS xi, EPS = 1e-12, xi from the seed); seeds 0..19, one at a
         time over every cell (ORDER: the ends of the sweep first) and both eta0, so that a sweep cut off by its
@@ -22,13 +22,13 @@ lower end of the failed seeds above 1/2 in both); 'undecided' otherwise. (The fi
 by the sweep's 20 seeds: 0 of 20 has a Wilson upper end of 0.161, 0.1 needs 35; restated to 0.2 after 24 runs.)
 Written to OUT.json atomically after every run; a rerun with the same OUT skips the runs done, and --also FILE
 skips the runs in FILE too (another machine's share). --workers K runs K processes (one torch thread each).
-Usage: nice -n 19 python tools/d_limit.py OUT.json [--part main|eta0|all] [--workers K] [--budget S] [--deadline S]"""
+Usage: nice -n 19 python tools/measure/d_limit.py OUT.json [--part main|eta0|all] [--workers K] [--budget S] [--deadline S]"""
 import argparse, json, math, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from any_d_check import resume, run_one
 
-COMMAND = 'nice -n 19 python tools/d_limit.py nbs/measured/d_limit.json --part all'
+COMMAND = 'nice -n 19 python tools/measure/d_limit.py nbs/measured/d_limit.json --part all'
 SHAPES = {'n2000_V110_T32': dict(n=2000, n_relevant=10, n_irrelevant=100, T=32),
           'n1000_V68_T16': dict(n=1000, n_relevant=8, n_irrelevant=60, T=16),
           'n1000_V110_T32': dict(n=1000, n_relevant=10, n_irrelevant=100, T=32),
@@ -85,6 +85,8 @@ def main():
                 protocol="run_protocol(tokens, labels, V=V, d=d, seed=seed, eta0=eta0, init='sampled', "
                          "score_noise=EPS in 'inf+noise'): the defaults of attn-tokens theory otherwise",
                 machine='one process per run, one torch thread each, nice 19')
+    if os.path.exists(a.out):     # a resumed file keeps the account of the machines its earlier runs ran on
+        meta['machine'] = json.loads(open(a.out).read())['meta'].get('machine', meta['machine'])
     runs = resume(a.out); done = set(runs) | set(resume(a.also) if a.also else {})
     todo = [t for t in tasks(a.part) if key(t) not in done]; t0 = time.time()
     print(f"{len(runs)} runs done, {len(todo)} to go, {a.workers} workers", flush=True)

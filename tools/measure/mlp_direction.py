@@ -4,7 +4,7 @@ accuracy, the training accuracy on the training split (the fraction of positive 
 norm of all parameters together and 1 - cos of their direction against the end of the epoch before (epoch 1: against
 the initialisation). It resumes the run epoch by epoch from a checkpoint (the loop's own, so the trajectory is the
 run's), without the direction rule, so that every epoch is measured. Expensive (about 1.5 to 3 minutes of 2 cores per epoch on this machine).
-Usage: ATTN_TOKENS_DATA=<data> python tools/mlp_direction.py OUT.json [SEED] [CKPT_DIR] [EPOCHS]
+Usage: ATTN_TOKENS_DATA=<data> python tools/measure/mlp_direction.py OUT.json [SEED] [CKPT_DIR] [EPOCHS]
 (EPOCHS: measure past the cap, default the cap MLP_SIZES['full']['epochs'])"""
 import dataclasses, os, sys, tempfile, time
 import torch
@@ -51,5 +51,5 @@ def measure(seed, ckpt_dir, epochs=None):
 if __name__ == '__main__':
     out, seed = sys.argv[1], int(sys.argv[2]) if len(sys.argv) > 2 else 0
     with tempfile.TemporaryDirectory(dir=sys.argv[3] if len(sys.argv) > 3 else None) as tmp: rule, rows = measure(seed, tmp, int(sys.argv[4]) if len(sys.argv) > 4 else None)
-    files.write_json(out, dict(meta=dict(command=f"python tools/mlp_direction.py nbs/measured/mlp_direction.json {seed}",
+    files.write_json(out, dict(meta=dict(command=f"python tools/measure/mlp_direction.py nbs/measured/mlp_direction.json {seed}",
                                          what=__doc__.split('Usage')[0].strip(), **rule), rows=rows))
