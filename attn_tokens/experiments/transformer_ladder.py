@@ -374,8 +374,8 @@ def plot_ladder(summ: dict, path=None, title=''):
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #08452e44
 LADDER_SETS = ('imdb', 'yelp_sentences')     # the data sets (real_data.DATASET keys), in this order
 LADDER_SIZES = {   # per size: subsets, vocabulary cut, width, heads, optimizer, decay, seeds, p_mm sample
-    'quick': dict(n_train=200, n_test=200, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=32,
-                  d=16, heads=2, steps=30, lr=0.02, wd=0.1, batch_size=None, seeds=(0, 1, 2),
+    'quick': dict(n_train=160, n_test=160, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=32,
+                  d=16, heads=2, steps=24, lr=0.02, wd=0.1, batch_size=None, seeds=(0, 1, 2),
                   mm_n=40, n_track=3),
     'full': dict(n_train=300, n_test=300, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=48,
                  d=24, heads=4, steps=40, lr=0.01, wd=0.1, batch_size=None, seeds=(0, 1, 2),
