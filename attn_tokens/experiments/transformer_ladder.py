@@ -180,7 +180,9 @@ def run_rung(rung, tr, te, s: dict, seed, ref: dict, weight_decay=0., device='cp
     the top-decile share (`ref['top']`) and the test accuracy on `te`."""
     t0 = time.time()
     m = build(rung, tr.V, s['d'], seed, n_heads=s.get('heads'), max_len=s['max_len']).to(device)
-    sub = tr.tokens[:s['mm_n']]              # the training sequences whose selection p_mm separates
+    # the training sequences whose reached selection p_mm separates: a seeded draw (the splits are sorted by
+    # label in the data files, so the first rows would be one class)
+    sub = tr.tokens[torch.randperm(tr.n, generator=torch.Generator().manual_seed(seed))[:s['mm_n']]]
     def track(model):
         sc = static_scores(model)
         if sc is None: return {}
