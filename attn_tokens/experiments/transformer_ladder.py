@@ -6,7 +6,7 @@
 __all__ = ['LADDER', 'SCORES', 'NO_SCORE', 'PANELS', 'LADDER_SETS', 'LADDER_SIZES', 'build', 'rung_of', 'static_scores',
            'alpha_of', 'top_decile', 'attended_token', 'top_share', 'uniform_share', 'reached_selection', 'mm_cos',
            'fit_ladder', 'test_accuracy', 'run_rung', 'reference', 'ladder', 'summarise', 'ladder_claims',
-           'verdict_rows', 'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
+           'verdict_rows', 'map_verdict', 'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #660e7b08
 import math, time
@@ -212,7 +212,7 @@ def reference(tr, te) -> dict:
 def ladder(sets: dict, s: dict, rungs=tuple(LADDER)[:6], seeds=(0, 1, 2), device='cpu', log=print,
            budget=None, on_run=None) -> dict:
     """Every rung of `rungs` on every data set of `sets` ({name: (train, test)}) for every seed, each
-    without and with weight decay s['wd']; seeds outermost, so that a `budget` (seconds: no run starts
+    without and (where p_eff exists: R0-R5) with weight decay s['wd']; seeds outermost, so that a `budget` (seconds: no run starts
     after it; the first always does) leaves whole seeds. `on_run(result)` after every run. Returns {'runs', 'reference',
     'complete'}."""
     bad = [r for r in rungs if r not in LADDER]
@@ -224,7 +224,7 @@ def ladder(sets: dict, s: dict, rungs=tuple(LADDER)[:6], seeds=(0, 1, 2), device
     for seed in seeds:
         for k, (tr, te) in sets.items():
             for rung in rungs:
-                for wd in (0., s['wd']):
+                for wd in (0., s['wd']) if SCORES[rung] else (0.,):   # decay: where p_eff exists
                     if budget is not None and res['runs'] and time.time() - t0 >= budget:
                         res['complete'] = False
                         log(f"budget of {budget:g} s spent: no more runs started"); return res
@@ -333,6 +333,20 @@ def verdict_rows(summ: dict, claims: list) -> list:
             rows += [dict(data=k, rung=rung, claim=c['kind'], verdict=c['verdict'],
                           values=c['seed_values']) for c in mine]
     return rows
+
+def map_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
+    """The paper map's verdict cell for the ladder (experiment `keys[0]` of a reproduce report's experiments): per
+    kind of claim, how many (rung, data set) pairs got each word; 'not measured yet' without an entry."""
+    r = exps.get(keys[0])
+    if not r or r.get('status') != 'ok': return f"not measured yet: reproduce_full.json has no run of {keys[0]}"
+    from collections import Counter
+    per = {}
+    for c in r.get('claims', []): per.setdefault(c.get('kind', c['claim']), Counter())[c.get('verdict', 'undecided')] += 1
+    rungs = sorted({c['rung'] for c in r.get('claims', [])})
+    n = r['numbers']
+    return (f"ours only: no claim of the paper; rungs {rungs[0]}-{rungs[-1]}, {len(n['summary'])} data sets, "
+            f"{len(n['settings']['seeds'])} seeds ({r.get('size')} size), (rung, data set) pairs per word: "
+            + '; '.join(f"{k}: " + ', '.join(f"{w} {m}" for w, m in cnt.most_common()) for k, cnt in per.items()))
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #f41187c2
 PANELS = (('test_acc', 'test accuracy', None), ('spearman_v_bins', 'Spearman of s_v bin means', 0.8),

@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 SETS = ('imdb', 'yelp_sentences')
-GPU = dict(n_train=10000, n_test=5000, max_len=512, d=256, heads=4, steps=300, lr=1e-3, wd=0.1, batch_size=64,
-           seeds=5, mm_n=30, n_track=3)
+GPU = dict(n_train=10000, n_test=5000, max_len=512, d=256, heads=4, steps=200, lr=1e-3, wd=0.1, batch_size=64,
+           seeds=5, mm_n=20, n_track=2)
 SMOKE = dict(n_train=60, n_test=60, max_len=32, d=16, heads=2, steps=4, lr=1e-2, wd=0.1, batch_size=16,
              seeds=2, mm_n=10, n_track=2)
 
