@@ -81,7 +81,7 @@ def prepare(args):
                'test_tokens': te.tokens.numpy().astype(np.int32), 'test_labels': te.labels.numpy(),
                'V': np.array(tr.V)}
         files.atomic_write(to / f'{k}.npz', lambda f: np.savez_compressed(f, **arr))
-        meta[k] = dict(label=data_label(DATASET[k], tr.n), source=data_source(DATASET[k], cfg)[1].split(': ')[0],
+        meta[k] = dict(label=data_label(DATASET[k], tr.n), source=data_source(DATASET[k], cfg)[1].replace(str(args.data), '<data>'),
                        V=tr.V, n_train=tr.n, n_test=te.n, max_len=args.max_len, min_count=mc)
         say(f"prepare: {k}: {tr.n} train / {te.n} test sequences, V = {tr.V} -> {to / (k + '.npz')}")
     files.write_json(to / 'ladder_data.json', meta)
