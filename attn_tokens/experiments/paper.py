@@ -855,7 +855,15 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
      ('synthetic_multiclass', 'yelp_multiclass', 'yelp_pool_multiclass'),
      (_EX + '05_synthetic.ipynb', _EX + '08_extensions.ipynb')),
     ('Yelp 4 classes: the tables of classes 2 and 4', 'rebuttal (Q2)',
-     ('yelp_4class', 'yelp_pool_4class'), (_EX + '08_extensions.ipynb',)))
+     ('yelp_4class', 'yelp_pool_4class'), (_EX + '08_extensions.ipynb',)),
+    ('Transformer ladder: the shapes of the static scores, the top-decile attention and the direction of '
+     '$p_{eff}$, rung by rung from the model of the paper (R0) to an encoder layer (R5)', 'ours (no claim of the paper)',
+     ('transformer_ladder',), (_EX + '10a_transformer_ladder.ipynb',), lambda e, k: _ladder_verdict(e, k)))
+
+def _ladder_verdict(exps, keys):
+    "The ladder's verdict cell: its own summary (transformer_ladder.map_verdict), its claims being ours."
+    from attn_tokens.experiments.transformer_ladder import map_verdict
+    return map_verdict(exps, keys)
 
 # %% ../../nbs/experiments/04c_paper.ipynb #190a1ea4
 def _link(nb): return f"[{Path(nb).stem}]({nb})"

@@ -94,7 +94,10 @@ EXPERIMENT_DATA = {   # experiment -> the data sets it reads (load_real); synthe
     'one_step_protocol': ('imdb',),
     'frozen_embeddings': ('imdb',), 'two_layer': ('imdb',), 'mlp': ('imdb',),
     'yelp_multiclass': ('yelp_review_full',), 'yelp_pool_multiclass': ('yelp_pool',),
-    'yelp_4class': ('yelp_review_full',), 'yelp_pool_4class': ('yelp_pool',)}
+    'yelp_4class': ('yelp_review_full',), 'yelp_pool_4class': ('yelp_pool',),
+    # the ladder reads IMDB and, where a copy is found, yelp_sentences (a quick run without one reads
+    # IMDB alone and says so): only IMDB is checked before the run
+    'transformer_ladder': ('imdb',)}
 
 def check_data(cfg: ExpConfig, names) -> list:
     """Before any work: the data sets the experiments `names` read, as the run will find them: all

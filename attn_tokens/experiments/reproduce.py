@@ -22,7 +22,8 @@ from .verdicts import annotate, differing
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',
-                      'attn_tokens.experiments.ablations', 'attn_tokens.experiments.extensions')
+                      'attn_tokens.experiments.ablations', 'attn_tokens.experiments.extensions',
+                      'attn_tokens.experiments.transformer_ladder')
 
 def experiments() -> dict:
     "Name -> function of every registered experiment (imports the experiment modules)."
