@@ -30,9 +30,10 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             res = run_all(ExpConfig(size='full', seed=s, out=tmp, checkpoints=False), only=names)
         out[str(s)] = res['experiments']
-    meta = {'command': 'ATTN_TOKENS_DATA=<data> python tools/measure/seed_runs.py ' + ' '.join(sys.argv[1:]),
-            'seeds': a.seeds, 'experiments': names, 'seconds': round(time.time() - t0, 1)}
-    files.write_json(a.out, {'meta': meta, 'seeds': out})
+        meta = {'command': 'ATTN_TOKENS_DATA=<data> python tools/measure/seed_runs.py ' + ' '.join(sys.argv[1:]),
+                'seeds': [int(k) for k in out], 'experiments': names, 'seconds': round(time.time() - t0, 1)}
+        files.write_json(a.out, {'meta': meta, 'seeds': out})     # after every seed: a cut-off run keeps its seeds
+        print(f"seed_runs: seed {s} done, {meta['seconds']:.0f} s so far", flush=True)
     print(f"seed_runs: {a.out} written in {meta['seconds']:.0f} s")
 
 if __name__ == '__main__': main()
