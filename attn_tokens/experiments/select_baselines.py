@@ -7,19 +7,19 @@ __all__ = ['ALPHA0', 'BASELINES', 'TOP_K', 'FRACTIONS', 'RANKINGS', 'log_odds_z'
            'agreement', 'doc_scores', 'masked_logits', 'prob_of', 'predict', 'loo_importance', 'kendall_rows',
            'position_scores', 'faithfulness', 'ranked', 'faithfulness_figure']
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #560b063e
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #06e5161d
 import math
 import numpy as np
 import torch
 import scipy.stats
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #78cbed41
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #bc1b5246
 from ..data import stats
 from ..data.tokens import TokenData
 from .real_data import BOW_GRID, bow_features, fit_lr
 from .train import TrainConfig, _split
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #a992a3e5
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #a2532bb4
 ALPHA0 = 1000.     # the informative prior's total pseudo-count alpha_0 (our choice: a weak prior)
 
 def log_odds_z(counts, a0: float = ALPHA0) -> np.ndarray:
@@ -41,7 +41,7 @@ def log_odds_z(counts, a0: float = ALPHA0) -> np.ndarray:
         z = (lo(y1, n1) - lo(y0, n0)) / np.sqrt(1 / (y1 + a) + 1 / (y0 + a))
     return np.where(tot > 0, z, 0.)
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #23269250
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #e9d77c7a
 BASELINES = {'alpha': 'α (one step of LR)', 'log_odds_z': 'log-odds z',
              'lr_phi': 'LR coefficient on φ', 'lr_binary': 'LR coefficient on presence'}
 
@@ -80,7 +80,7 @@ def columns(scores: dict, classes) -> dict:
     if len(classes) == 2: return {k: v[:, 1] for k, v in scores.items()}
     return {f'{k}_{c}': v[:, j] for k, v in scores.items() for j, c in enumerate(classes)}
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #214c96ab
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #f0e8689c
 TOP_K = 50         # the top-k of the overlaps
 
 def _topk(x, k) -> set:
@@ -117,7 +117,7 @@ def agreement(paper: dict, scores: dict, k: int = TOP_K) -> list:
             rows.append({'paper': col, 'baseline': name, **compare(paper[col], mag, k, signed=False)})
     return rows
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #c7598aeb
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #15e468aa
 FRACTIONS = (0.01, 0.05, 0.10, 0.20, 0.50)     # ERASER's bins: the share of tokens removed or kept
 RANKINGS = {'attention': 'attention weight', 'attention_x_v': 'attention × Eₛᵀv',
             'alpha': 'α (one step of LR)', 'log_odds_z': 'log-odds z', 'lr_phi': 'LR coefficient on φ',
@@ -153,7 +153,7 @@ def predict(f) -> torch.Tensor:
     "The predicted class of logits f (..., K'): f > 0 for one logit, the argmax for K'."
     return (f[..., 0] > 0).long() if f.shape[-1] == 1 else f.argmax(-1)
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #7791e953
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #408e12fe
 def _ranks(scores, valid) -> torch.Tensor:
     "Rank of each position of each row by score, 0 the highest, ties broken by position; padding last."
     order = torch.argsort(torch.where(valid, -scores, torch.inf), dim=-1, stable=True)
@@ -186,7 +186,7 @@ def kendall_rows(x, y, valid) -> torch.Tensor:
         return torch.tensor([scipy.stats.kendalltau(x[i, :t], y[i, :t])[0] if t > 1 else np.nan
                              for i, t in enumerate(T)], dtype=torch.float64)
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #26407f6d
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #d722f498
 def position_scores(model, tokens, class_scores: dict, seed: int = 0) -> tuple:
     """(z, w, valid, predicted class, {ranking: (n, L) scores}) of each test position: the attention
     weight (its score z ranks alike), attention x the value toward the predicted class (E_x^T v signed,
@@ -249,7 +249,7 @@ def faithfulness(model, tokens, class_scores: dict, seed: int = 0, fractions=FRA
     if per_doc: out['per_doc'] = {k: {m: x.numpy() for m, x in r.items()} for k, r in res.items()}
     return out
 
-# %% ../../nbs/experiments/09c_select_baselines.ipynb #7dd2afdb
+# %% ../../nbs/experiments/09c_select_baselines.ipynb #26c5a2c6
 def ranked(faith: dict, metric: str = 'aopc_comprehensiveness') -> list:
     """The rankings' names from the most faithful to the least by `metric` (comprehensiveness: higher is
     more faithful; sufficiency: lower is; loo_kendall: higher is)."""
