@@ -6,8 +6,8 @@
     python tools/check_select.py --bench          # time the command on IMDB and Yelp sentences (no check)
 
 The page FAILS the check if it has a console error (a failed resource load included), raw TeX in its text
-(\\top, ^T, E_s, $...$), an image that did not load, fewer than attn_tokens.experiments.select.N_EXAMPLES
-examples, or an example without a shaded word.
+(\\top, ^T, E_s, $...$), an image that did not load, no faithfulness figure, fewer than
+attn_tokens.experiments.select.N_EXAMPLES examples, or an example without a shaded word.
 Chromium is found (or installed with apt-get) and driven as tools/check_site.py does. A screenshot of the
 examples goes to artifacts/screenshots/select.png.
 """
@@ -54,6 +54,8 @@ def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> 
         probs = console_errors(cdp.events)
         probs += [f"image not loaded: {i['alt']}" for i in res['images'] if not i['ok']]
         if not res['images']: probs.append('no figure on the page')
+        if not any(i['alt'] == 'faithfulness of each ranking' for i in res['images']):
+            probs.append('no faithfulness figure on the page')
         if res['examples'] < N_EXAMPLES: probs.append(f"{res['examples']} examples, expected {N_EXAMPLES}")
         if any(n == 0 for n in res['shaded']): probs.append(f"examples without a shaded word: {res['shaded']}")
         if res['rawTex']: probs.append(f"raw TeX on the page: {res['rawTex']!r}")

@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['EXPERIMENT_DATA', 'REAL_SIZES', 'DATASET', 'BOW_GRID', 'REAL_EXPERIMENTS', 'imdb', 'yelp', 'yelp_pool',
            'yelp_polarity', 'yelp_sentences', 'data_source', 'load_real', 'check_data', 'data_label', 'train_config',
-           'vocab_draw', 'restrict_vocab', 'one_layer_setup', 'one_layer_real', 'bow_features', 'bow_ceiling',
+           'vocab_draw', 'restrict_vocab', 'one_layer_setup', 'one_layer_real', 'bow_features', 'fit_lr', 'bow_ceiling',
            'ceiling_note']
 
 # %% ../../nbs/experiments/06_real_data.ipynb #173f3526
-import functools
+import functools, time
 import numpy as np
 import torch
 from scipy import sparse
@@ -248,27 +248,36 @@ def bow_features(data: TokenData):
     vals = (1. / m.sum(1).clamp(min=1).double()).unsqueeze(1).expand_as(t)[m].numpy()
     return sparse.csr_matrix((vals, (rows, t[m].numpy())), shape=(data.n, data.V))
 
-def bow_ceiling(tr: TokenData, te: TokenData, seed: int, grid=BOW_GRID) -> dict:
-    """scikit-learn's LogisticRegression on `bow_features`: C of `grid` chosen by the validation
-    log-loss on the split the model trains with (`train._split`, `seed`), fit on the rest of `tr`,
-    evaluated on `te`."""
+def fit_lr(X, y, fit_i, val_i, grid=BOW_GRID, where='fit_lr', stop_early=False) -> tuple:
+    """(model, C, validation log-loss, seconds) of scikit-learn's LogisticRegression (L2, `newton-cg`)
+    fit on the rows `fit_i` of the features X for each C of `grid`, the one of the lowest log-loss on the
+    rows `val_i` kept (the smallest C on a tie): the package's one logistic-regression fit. With
+    `stop_early`, the grid is scanned from the smallest C and the scan stops at the first C whose
+    validation loss exceeds the best so far (a large C costs the most solver iterations)."""
     grid = [checks.check_positive('C', C, ' (a grid of inverse regularisation strengths)')
             for C in grid]
-    if not grid: raise ValueError("bow_ceiling: the grid of C is empty; give e.g. BOW_GRID")
+    if not grid: raise ValueError(f"{where}: the grid of C is empty; give e.g. BOW_GRID")
+    if len(np.unique(y[fit_i])) < 2:
+        raise ValueError(f"{where}: the training part holds one class only ({y[fit_i][0]}); "
+                         f"give a training set with both")
+    best, t0 = None, time.perf_counter()
+    for C in (sorted(grid) if stop_early else grid):
+        lr = LogisticRegression(C=C, solver='newton-cg', max_iter=1000).fit(X[fit_i], y[fit_i])
+        vl = float(log_loss(y[val_i], lr.predict_proba(X[val_i]), labels=lr.classes_))
+        if best is None or vl < best[0]: best = (vl, C, lr)
+        elif stop_early: break
+    vl, C, lr = best
+    return lr, C, vl, time.perf_counter() - t0
+
+def bow_ceiling(tr: TokenData, te: TokenData, seed: int, grid=BOW_GRID) -> dict:
+    """scikit-learn's LogisticRegression on `bow_features` (`fit_lr`): C of `grid` chosen by the
+    validation log-loss on the split the model trains with (`train._split`, `seed`), fit on the rest of
+    `tr`, evaluated on `te`."""
     if te.V != tr.V:
         raise ValueError(f"bow_ceiling: train has V={tr.V} but test V={te.V}; give both splits on one "
                          f"vocabulary (as load_real returns them)")
     fit_i, val_i = (i.numpy() for i in _split(tr.n, TrainConfig(seed=seed)))
-    X, y = bow_features(tr), tr.labels.numpy()
-    if len(np.unique(y[fit_i])) < 2:
-        raise ValueError(f"bow_ceiling: the training part holds one class only ({y[fit_i][0]}); "
-                         f"give a training set with both")
-    best = None
-    for C in grid:
-        lr = LogisticRegression(C=C, solver='newton-cg', max_iter=1000).fit(X[fit_i], y[fit_i])
-        vl = float(log_loss(y[val_i], lr.predict_proba(X[val_i]), labels=lr.classes_))
-        if best is None or vl < best[0]: best = (vl, C, lr)
-    vl, C, lr = best
+    lr, C, vl, _ = fit_lr(bow_features(tr), tr.labels.numpy(), fit_i, val_i, grid, 'bow_ceiling')
     P, yt = lr.predict_proba(bow_features(te)), te.labels.numpy()
     return {'bow_lr_test_acc': float((lr.classes_[P.argmax(1)] == yt).mean()),
             'bow_lr_test_loss': float(log_loss(yt, P, labels=lr.classes_)), 'bow_lr_C': C,

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['RULE', 'TRAIN_RULES', 'DEFAULTS', 'DEFAULTS_RULE', 'TEST_FRAC', 'N_EXAMPLES', 'FORMATS', 'MAGIC', 'LR_FLOOR',
-           'DataError', 'check_labels', 'clean_texts', 'label_map', 'check_encoding', 'check_not_compressed', 'Source',
-           'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize', 'selected_share', 'word_spans',
-           'Highlight', 'SelectResult', 'fit_model', 'no_words_why', 'select_tokens', 'token_table', 'shape_claims',
-           'balance_note', 'planted_sentences', 'mpl_text', 'figures', 'column_names', 'examples', 'report_html',
-           'results', 'check_out', 'save', 'cli_parser', 'cli_run']
+           'PAPER_RANKINGS', 'DataError', 'check_labels', 'clean_texts', 'label_map', 'check_encoding',
+           'check_not_compressed', 'Source', 'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize',
+           'selected_share', 'word_spans', 'Highlight', 'SelectResult', 'fit_model', 'no_words_why', 'select_tokens',
+           'token_table', 'shape_claims', 'balance_note', 'planted_sentences', 'mpl_text', 'figures', 'column_names',
+           'examples', 'report_html', 'results', 'check_out', 'save', 'cli_parser', 'cli_run']
 
 # %% ../../nbs/experiments/09_select.ipynb #028fba03
 import base64, codecs, hashlib, html, io, json, numbers, os, re, tempfile, time
@@ -24,6 +24,7 @@ from ..data.tokens import TokenData
 from ..engine.models import OneLayerAttention
 from ..infra import files
 from . import select_args
+from . import select_baselines as baselines
 from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train
 from .framework import ExpConfig, claim
@@ -485,6 +486,8 @@ class SelectResult:
     claims: list
     fingerprint: str
     tokenizer: text.Tokenizer = field(default_factory=text.Tokenizer)
+    baselines: dict = field(default_factory=dict)     # the classical rankings' fits and agreement
+    faithfulness: dict = field(default_factory=dict)  # `select_baselines.faithfulness` on the test set
 
     @property
     def label_names(self) -> list: return [str(c) for c in self.classes]
@@ -647,12 +650,13 @@ def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empt
         class_shares=(torch.bincount(tr.labels, minlength=K).double() / tr.n).tolist(), **info))
 
 # %% ../../nbs/experiments/09_select.ipynb #f4e913fb
-def token_table(model, data, classes) -> tuple:
+def token_table(model, data, classes, ts=None, extra=None) -> tuple:
     """(the tokens.csv table as a pandas DataFrame, highest E_s^T p first; the token statistics):
-    count, importance, E_s^T v, E_s^T p and the selected share of every token of `data`."""
+    count, importance, E_s^T v, E_s^T p and the selected share of every token of `data`, then the
+    columns `extra` (name -> one value per token, e.g. `select_baselines.columns`)."""
     import pandas as pd
     K = len(classes)
-    ts = stats.token_stats(data.tokens, data.labels, data.V, n_classes=K)
+    if ts is None: ts = stats.token_stats(data.tokens, data.labels, data.V, n_classes=K)
     sc = {k: v.double().numpy() for k, v in model.scores().items()}
     cols = {'token': data.vocab, 'count': ts.counts.sum(1).numpy()}
     if K == 2: cols.update(importance=ts.posterior_diff.numpy(), score_v=sc['v'])
@@ -660,7 +664,7 @@ def token_table(model, data, classes) -> tuple:
         cols.update({f'importance_{c}': ts.importance[:, k].numpy() for k, c in enumerate(classes)})
         cols.update({f'score_v_{c}': sc['v'][:, k] for k, c in enumerate(classes)})
     cols.update(score_p=sc['p'], selected=selected_share(model.scores()['p'], data.tokens,
-                                                         ts.doc_freq))
+                                                         ts.doc_freq), **(extra or {}))
     df = pd.DataFrame(cols).sort_values('score_p', ascending=False, kind='stable')
     return df.reset_index(drop=True), ts
 
@@ -680,10 +684,22 @@ def shape_claims(model, data, what, rho) -> tuple:
                       f">= {PAPER.multiclass_rho}") for k in range(model.n_classes)]
 
 def _result(model, vocab, classes, s, tr, te, tex, fp, where, numbers) -> SelectResult:
-    table, _ = token_table(model, tr, classes)
+    t0 = time.time()
+    ts = stats.token_stats(tr.tokens, tr.labels, tr.V, n_classes=len(classes))
+    scores, fits = baselines.classical(tr, ts, s['seed'], te)
+    table, _ = token_table(model, tr, classes, ts, baselines.columns(scores, classes))
+    sc = {k: v.double().numpy() for k, v in model.scores().items()}
+    paper = {'score_v': sc['v'], 'score_p': sc['p'],
+             'selected': table.set_index('token')['selected'].reindex(tr.vocab).to_numpy()}
+    base = {'fits': fits, 'agreement': baselines.agreement(paper, scores), 'top_k': baselines.TOP_K,
+            'prior_a0': baselines.ALPHA0}
+    t1 = time.time()
+    faith = baselines.faithfulness(model, te.tokens, scores, seed=s['seed'])
+    t2 = time.time()
     st, claims = shape_claims(model, tr, where, s['rho'])
-    numbers['shape'] = st
-    return SelectResult(table, model, vocab, classes, s, tr, te, tex, numbers, claims, fp)
+    numbers.update(shape=st, seconds_baselines=t1 - t0, seconds_faithfulness=t2 - t1)
+    return SelectResult(table, model, vocab, classes, s, tr, te, tex, numbers, claims, fp,
+                        baselines=base, faithfulness=faith)
 
 # %% ../../nbs/experiments/09_select.ipynb #9ddeea97
 def balance_note(numbers: dict, train: str = 'one-step') -> str | None:
@@ -786,9 +802,11 @@ def column_names(classes) -> dict:
     names = {'token': 'token', 'count': 'count', 'score_p': 'Eₛᵀp', 'selected': 'selected share'}
     if len(classes) == 2:
         c0, c1 = map(str, classes)
-        return {**names, 'importance': f'importance P({c1} | s) − P({c0} | s)', 'score_v': 'Eₛᵀv'}
+        return {**names, 'importance': f'importance P({c1} | s) − P({c0} | s)', 'score_v': 'Eₛᵀv',
+                **{b: f'{h} toward {c1}' for b, h in baselines.BASELINES.items()}}
     return {**names, **{f'importance_{c}': f'importance for {c}' for c in classes},
-            **{f'score_v_{c}': f'Eₛᵀv for {c}' for c in classes}}
+            **{f'score_v_{c}': f'Eₛᵀv for {c}' for c in classes},
+            **{f'{b}_{c}': f'{h} for {c}' for b, h in baselines.BASELINES.items() for c in classes}}
 
 def examples(r: SelectResult, n: int = N_EXAMPLES, seed=None) -> list:
     """`n` test examples (a seeded draw): (text index, its Highlight, its label as given)."""
@@ -817,6 +835,50 @@ def _intro(r: SelectResult) -> list:
             f"{'held-out ' if nb['test_held_out'] else ''}texts. Vocabulary: {nb['V']:,} words.</p>",
             f'<p>{e(cls)} {e(left)}</p>', *([f'<p class="note">Note: {e(note)}</p>'] if note else [])]
 
+PAPER_RANKINGS = {'score_v': 'Eₛᵀv', 'score_p': 'Eₛᵀp', 'selected': 'selected share'}
+
+def _baselines_html(r: SelectResult) -> list:
+    "The page's sections on the classical rankings (fits, agreement) and on faithfulness (figure, table)."
+    import matplotlib.pyplot as plt
+    b, f, e = r.baselines, r.faithfulness, _esc
+    if not b: return []
+    fit = lambda k: (f"C = {b['fits'][k]['C']:g}, validation log-loss {b['fits'][k]['val_loss']:.3f}"
+                     + (f", test accuracy {b['fits'][k]['test_acc']:.3f}" if 'test_acc' in b['fits'][k]
+                        else ''))
+    parts = ['<h2>The paper\'s rankings beside classical ones</h2>',
+             f"<p>α is Lemma 4.1's average signed frequency, one gradient step of logistic regression on "
+             f"the length-normalised bag of words φ from zero: what the one step on E writes into Eₛᵀv. "
+             f"Logistic regression on φ fitted to convergence is the other end (scikit-learn, C chosen on "
+             f"the validation split: {e(fit('lr_phi'))}); on binary presence: {e(fit('lr_binary'))}. The "
+             f"log-odds z is the log-odds ratio with an informative Dirichlet prior (Monroe, Colaresi &amp; "
+             f"Quinn 2008; prior size α₀ = {b['prior_a0']:g}). Eₛᵀv is compared with each signed baseline "
+             f"(top-{b['top_k']} overlap: the mean over both ends); Eₛᵀp and the selected share, which rank "
+             f"a word by how strongly it belongs to either class, with the baseline's magnitude.</p>",
+             _html_table([(PAPER_RANKINGS[a['paper']], baselines.BASELINES[a['baseline']], a['spearman'],
+                           a['kendall'], a['overlap']) for a in b['agreement']],
+                         ('paper ranking', 'baseline', 'Spearman ρ', 'Kendall τ',
+                          f"top-{b['top_k']} overlap"))]
+    if not f: return parts
+    fig = baselines.faithfulness_figure(f)
+    buf = io.BytesIO(); fig.savefig(buf, format='png', dpi=100); plt.close(fig)
+    best = baselines.ranked(f)[0]
+    parts += ['<h2>Faithfulness on the test texts</h2>',
+              f"<p>For the model's predicted class ŷ of each of the {f['n_docs']:,} test texts (ERASER, "
+              f"DeYoung et al. 2020): comprehensiveness p(ŷ | x) − p(ŷ | x without the top k % of its "
+              f"tokens), higher is more faithful; sufficiency p(ŷ | x) − p(ŷ | the top k % alone), lower is "
+              f"more faithful; k = 1, 5, 10, 20, 50 %, AOPC the mean over them; removing a token is masking "
+              f"it in the softmax, exact for this model. Leave-one-out τ: Kendall's τ of the ranking and "
+              f"each token's exact leave-one-out effect. The random ranking is the floor. Most "
+              f"comprehensive here: {e(f['rankings'][best]['label'])}.</p>",
+              f'<img alt="faithfulness of each ranking" src="data:image/png;base64,'
+              f'{base64.b64encode(buf.getvalue()).decode()}">',
+              _html_table([(v['label'], v['aopc_comprehensiveness'], v['aopc_sufficiency'],
+                            v['comprehensiveness_top1'], v['sufficiency_top1'], v['loo_kendall'])
+                           for v in f['rankings'].values()],
+                          ('ranking', 'AOPC comprehensiveness', 'AOPC sufficiency', 'top-1 comprehensiveness',
+                           'top-1 sufficiency', 'leave-one-out τ'))]
+    return parts
+
 def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
     "The self-contained report page (figures inline as base64 PNG, no script, no network)."
     e, nb, t = _esc, r.numbers, r.table
@@ -843,6 +905,7 @@ def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
                   _html_table(rows(o.head(n_top)), [head[c] for c in show]),
                   '</div><div><h3>lowest</h3>',
                   _html_table(rows(o.tail(n_top).iloc[::-1]), [head[c] for c in show]), '</div></div>']
+    parts += _baselines_html(r)
     parts.append(f'<h2>{N_EXAMPLES} test examples, as written; each word the model read shaded by its '
                  f'attention weight (grey, dotted: not read)</h2>')
     for i, h, y in examples(r):
@@ -855,11 +918,13 @@ def report_html(r: SelectResult, source: str = '', n_top: int = 15) -> str:
 
 # %% ../../nbs/experiments/09_select.ipynb #d8bfd112
 def results(r: SelectResult, source: dict | None = None) -> dict:
-    "The contents of results.json: settings, data fingerprint, accuracy, shape claims, numbers."
+    """The contents of results.json: settings, data fingerprint, accuracy, shape claims, numbers, the
+    classical rankings' fits and agreement, and the faithfulness of each ranking."""
     return {'settings': r.settings, 'defaults_rule': DEFAULTS_RULE,
             'data': {**(source or {}), 'sha256_rows': r.fingerprint,
                      'classes': {str(c): k for k, c in enumerate(r.classes)}},
-            'test_acc': r.numbers['test_acc'], 'claims': r.claims, 'numbers': r.numbers}
+            'test_acc': r.numbers['test_acc'], 'claims': r.claims, 'numbers': r.numbers,
+            'baselines': r.baselines, 'faithfulness': r.faithfulness}
 
 def check_out(out, force=False, inputs=()) -> Path:
     """Before any work: OUT is a folder that may be written (an existing, non-empty one only with
@@ -916,5 +981,11 @@ def cli_run(args):
           f"accuracy {n['test_acc']:.3f} after {n['steps']} steps")
     for c in r.claims: print(f"  {'holds' if c['pass'] else 'FAILS'}: {c['claim']}: "
                              f"{c['value']:.3f} (rule {c['rule']})")
+    if r.faithfulness:
+        fr = r.faithfulness['rankings']
+        print("faithfulness on the test texts, AOPC comprehensiveness (higher = more faithful): " + ', '.join(
+            f"{fr[k]['label']} {fr[k]['aopc_comprehensiveness']:.3f}" for k in baselines.ranked(r.faithfulness)))
+    print(f"times: tokenise {n['seconds_tokenise']:.1f} s, train {n['seconds_train']:.1f} s, baselines "
+          f"{n['seconds_baselines']:.1f} s, faithfulness {n['seconds_faithfulness']:.1f} s")
     print(f"wrote {out}/tokens.csv, report.html, results.json")
     return 0
