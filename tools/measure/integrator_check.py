@@ -15,7 +15,12 @@ CASES = {   # failing runs, chosen before this check: the test setting of 03d (s
                                           n_irrelevant=60, T=8, seed=0), 32, 900., 1),
     'phase T=32 V=64 k=1 d=32 4x eta_exact seed 0': ('multi', dict(n=200, n_relevant=10,
                                           n_irrelevant=54, T=32, k=1, seed=0), 32, 4., 0),
+    # the headline setting of the paper map's Theorem 4.3 row (03h's d-sweep: every seed fails at every d),
+    # stage 2's inputs sampled at d = 2^25; the capped flow is not run there (10^4 to 10^6 steps on this set)
+    'headline n2000_V110_T32 d=2^25 eta0=1320 seed 0': ('assumption1', dict(n=2000, n_relevant=10,
+                                          n_irrelevant=100, T=32, seed=0), 2 ** 25, 1320., 0, dict(init='sampled')),
 }
+ONLY = {'headline n2000_V110_T32 d=2^25 eta0=1320 seed 0': ('flow', 'flow_tol/10')}
 INTEGRATORS = {'flow': {}, 'flow_tol/10': dict(flow_tol=2.5e-4), 'capped': dict(scheme='armijo')}
 
 def main(out):
@@ -28,7 +33,8 @@ def main(out):
     torch.set_num_threads(1)
     res_all = json.load(open(out))['cases'] if os.path.exists(out) else {}
     for iname, ikw in INTEGRATORS.items():     # integrator by integrator: the cheap ones first
-        for name, (gen, kw, d, eta, seed) in CASES.items():
+        for name, (gen, kw, d, eta, seed, *extra) in CASES.items():
+            if iname not in ONLY.get(name, INTEGRATORS): continue
             data = (make_assumption1 if gen == 'assumption1' else make_multi_relevant)(**kw)
             if gen == 'multi':     # eta0 = factor x the exact threshold with this init, as 05a
                 E0, _, v = core.init_params(data.V, d, seed=seed)
@@ -36,7 +42,7 @@ def main(out):
             rec = res_all.get(name, dict(data=gen, kwargs=kw, d=d, eta0=eta, seed=seed, runs={}))
             if iname in rec['runs']: continue
             t0 = time.time()
-            r = run_protocol(data.tokens, data.labels, V=data.V, d=d, seed=seed, eta0=eta, **ikw)
+            r = run_protocol(data.tokens, data.labels, V=data.V, d=d, seed=seed, eta0=eta, **ikw, **(extra[0] if extra else {}))
             R = r.reached
             rec['runs'][iname] = dict(
                 config=ikw, kind=R['kind'], n_argmax=R['n_argmax'], cos_reach=R['cos_reach'],
