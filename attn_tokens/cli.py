@@ -29,6 +29,12 @@ LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args',
                  'reproduce': 'attn_tokens.experiments.reproduce_args',
                  'bench': 'attn_tokens.engine.bench_args'}
 
+def _check_env():
+    """The package's environment variables, checked before any work (a bad value is a ValueError
+    naming it and the accepted values)."""
+    from attn_tokens.infra import files, guards
+    files.env_flag(files.KERNEL_ENV); guards.available_memory()
+
 def _asks_help(args) -> bool:
     "Whether `args` ask for help (-h, --help or a prefix of it that argparse would take)."
     return any(a == '-h' or (len(a) > 2 and '--help'.startswith(a)) for a in args or ())
@@ -143,12 +149,6 @@ def _exit_handler(state):
 
 _OOM_FIX = ("the run needs more memory than is available; lower its sizes (--d, --n, --V, the "
             "data) or free memory")
-
-def _check_env():
-    """The package's environment variables, checked before any work (a bad value is a ValueError
-    naming it and the accepted values)."""
-    from attn_tokens.infra import files, guards
-    files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
 def main(argv=None):
     """Entry point of the `attn-tokens` console command: its exit code (130 and one line if a SIGINT
