@@ -24,7 +24,16 @@ SUBCOMMANDS = {
 }
 
 # %% ../nbs/infra/09_cli.ipynb #554a076d
-LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args'}  # arguments declared without torch
+# arguments declared, and checked where they need no torch (cli_check), without importing torch
+LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args',
+                 'reproduce': 'attn_tokens.experiments.reproduce_args',
+                 'bench': 'attn_tokens.engine.bench_args'}
+
+def _check_env():
+    """The package's environment variables, checked before any work (a bad value is a ValueError
+    naming it and the accepted values)."""
+    from attn_tokens.infra import files, guards
+    files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
 def _asks_help(args) -> bool:
     "Whether `args` ask for help (-h, --help or a prefix of it that argparse would take)."
@@ -34,7 +43,8 @@ class _LazyParser(argparse.ArgumentParser):
     """A subcommand's parser that declares its arguments (the module's `cli_parser`) and its `_run`
     (`cli_run`) on first use: the module is imported only when this subcommand is parsed. Where
     `LIGHT_PARSERS` names a module that declares the same arguments without importing torch, the
-    arguments are checked with it first, so that a refusal comes before the import."""
+    arguments are parsed with it first, then the environment is checked and the module's `cli_check`
+    (if any) runs on them, so that a refusal comes before the import."""
     _module = None                      # the module's name until it is loaded, then None
     _light = None                       # the light module's name, if any
 
@@ -48,8 +58,10 @@ class _LazyParser(argparse.ArgumentParser):
     def parse_known_args(self, args=None, namespace=None):
         if self._module is not None and self._light is not None and not _asks_help(args):
             check = argparse.ArgumentParser(prog=self.prog, description=self.description)
-            importlib.import_module(self._light).cli_parser(check)
-            check.parse_args(args)              # a bad argument: refused here (exit 2)
+            light = importlib.import_module(self._light)
+            ns = light.cli_parser(check).parse_args(args)   # a bad argument: refused here (exit 2)
+            _check_env()                        # as main checks it after parsing, before any work
+            if hasattr(light, 'cli_check'): light.cli_check(ns)     # ValueError/OSError: exit 2
         self._load(); return super().parse_known_args(args, namespace)
     def format_help(self):
         self._load(); return super().format_help()
@@ -137,12 +149,6 @@ def _exit_handler(state):
 
 _OOM_FIX = ("the run needs more memory than is available; lower its sizes (--d, --n, --V, the "
             "data) or free memory")
-
-def _check_env():
-    """The package's environment variables, checked before any work (a bad value is a ValueError
-    naming it and the accepted values)."""
-    from attn_tokens.infra import files, guards
-    files.env_flag(files.KERNEL_ENV); guards.available_memory()
 
 def main(argv=None):
     """Entry point of the `attn-tokens` console command: its exit code (130 and one line if a SIGINT

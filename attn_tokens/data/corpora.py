@@ -14,20 +14,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ..engine.core import check_labels
+from .hub import DERIVED, HUB_IDS, KNOWN_DATASETS, LOCAL_ONLY, hub_status
 from ..infra.files import DATA_ENV, atomic_write, check_output, env_flag
 
 # %% auto #0
-__all__ = ['HUB_IDS', 'LOCAL_ONLY', 'DERIVED', 'KNOWN_DATASETS', 'N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLES',
-           'DatasetUnavailableError', 'DataDirError', 'check_data_dir', 'local_files', 'hub_status', 'check_local_copy',
-           'load_text_dataset', 'write_local_copy', 'corpus_source', 'sample_files']
+__all__ = ['N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLES', 'DatasetUnavailableError', 'DataDirError', 'check_data_dir',
+           'local_files', 'check_local_copy', 'load_text_dataset', 'write_local_copy', 'corpus_source', 'sample_files']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
-HUB_IDS = {'imdb': 'stanfordnlp/imdb', 'yelp_polarity': 'fancyzhx/yelp_polarity',
-           'yelp_review_full': 'Yelp/yelp_review_full'}
-LOCAL_ONLY = ('yelp_sentences', 'yelp_pool')     # yelp_pool: a pool of real Yelp reviews, not an
-                                                 # official split (data README)
-DERIVED = {'yelp_review_full_binary': 'yelp_review_full', 'yelp_pool_binary': 'yelp_pool'}
-KNOWN_DATASETS = tuple(HUB_IDS) + LOCAL_ONLY + tuple(DERIVED)
 N_CLASSES = {'imdb': 2, 'yelp_polarity': 2, 'yelp_review_full': 5, 'yelp_sentences': 2,
              'yelp_pool': 5}                     # of each data set with files of its own
 SPLITS = ('train', 'validation', 'test')         # not e.g. yelp_pool's *_provenance files
@@ -90,21 +84,6 @@ def local_files(name, data_dir=None, splits=('train',)) -> Optional[dict]:
     return files if 'train' in files else None
 
 # %% ../../nbs/data/01a_corpora.ipynb #a7d2f002
-_HUB_OK = {}
-def hub_status(timeout: float = 3.) -> Optional[str]:
-    "None if the Hub looks usable, else why not (offline env var, or host not reachable)."
-    for k in ('HF_HUB_OFFLINE', 'HF_DATASETS_OFFLINE'):
-        if env_flag(k, default=False, strict=False): return f"offline ({k}={os.environ[k]})"
-    if any(os.environ.get(k) for k in ('HTTPS_PROXY', 'https_proxy', 'ALL_PROXY', 'all_proxy')):
-        return None  # cannot probe through a proxy
-    host = urlparse(os.environ.get('HF_ENDPOINT',
-                                   'https://huggingface.co')).hostname or 'huggingface.co'
-    if host not in _HUB_OK:
-        try:
-            socket.create_connection((host, 443), timeout=timeout).close(); _HUB_OK[host] = None
-        except OSError as e: _HUB_OK[host] = f"unreachable ({host}:443: {e})"
-    return _HUB_OK[host]
-
 def _unavailable(name, why, hub_id=None):
     env = os.environ.get(DATA_ENV)
     gone = ' (no such folder)' if env and not Path(env).expanduser().is_dir() else ''

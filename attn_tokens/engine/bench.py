@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['QUICK', 'TARGETS', 'BenchConfig', 'imdb_like_batch', 'median_times', 'median_time', 'engine_bytes', 'prepare_bytes',
-           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report', 'cli_parser', 'cli_run']
+           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report', 'cli_run']
 
 # %% ../../nbs/engine/07_bench.ipynb #cfe3b5f3
 import math, numbers, statistics, time
@@ -13,6 +13,8 @@ import torch
 from ..infra import guards
 from . import kernel
 from ..infra.checks import SEED_MAX, positive_int, seed_int
+from . import bench_args
+from .bench_args import cli_parser
 from ..infra.files import check_output, write_json
 from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
                                      pool_reference, reference_loss_and_grads)
@@ -305,28 +307,13 @@ def report(res):
     return '\n'.join(lines)
 
 # %% ../../nbs/engine/07_bench.ipynb #abf60198
-def cli_parser(p):
-    "Declare the arguments of `attn-tokens bench`."
-    p.add_argument('--quick', action='store_true',
-                   help='a small configuration that finishes in seconds')
-    p.add_argument('--repeats', type=positive_int, help='engine timings to take the median of')
-    p.add_argument('--no-reference', action='store_true', help='time the engine only')
-    p.add_argument('--json', metavar='FILE', help='also write the figures to FILE as JSON')
-    p.add_argument('--force', action='store_true', help='overwrite an existing --json FILE')
-    for k in ('n', 'V', 'd'): p.add_argument(f'--{k}', type=positive_int, help=f'override {k}')
-    p.add_argument('--dtype', choices=['float32', 'float64'], help='override the dtype')
-    p.add_argument('--seed', type=seed_int, help='seed of the random problem (0..2**63 - 1)')
-    p.add_argument('--distributed', action='store_true',
-                   help='time the data- and vocabulary-parallel steps on 2 local gloo processes '
-                        '(torchrun on 127.0.0.1) instead')
-
 def cli_run(args):
     "Run `attn-tokens bench` and print one line per figure."
     if args.distributed:
         # see 11_distributed
         from attn_tokens.engine import distributed; return distributed.bench_cli(args)
     # before the minutes of timing
-    if args.json: check_output(args.json, force=args.force, what='--json')
+    bench_args.cli_check(args)
     cfg = QUICK if args.quick else BenchConfig()
     over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats',
                                           'seed') if getattr(args, k) is not None}

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['RULE', 'TRAIN_RULES', 'DEFAULTS', 'DEFAULTS_RULE', 'TEST_FRAC', 'N_EXAMPLES', 'FORMATS', 'MAGIC', 'LR_FLOOR',
-           'PAPER_RANKINGS', 'DataError', 'check_labels', 'clean_texts', 'label_map', 'check_encoding',
-           'check_not_compressed', 'Source', 'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize',
-           'selected_share', 'word_spans', 'Highlight', 'SelectResult', 'fit_model', 'no_words_why', 'select_tokens',
-           'token_table', 'shape_claims', 'balance_note', 'planted_sentences', 'mpl_text', 'figures', 'column_names',
-           'examples', 'report_html', 'results', 'check_out', 'save', 'cli_parser', 'cli_run']
+           'PAPER_RANKINGS', 'check_labels', 'clean_texts', 'label_map', 'check_encoding', 'check_not_compressed',
+           'Source', 'read_data', 'check_settings', 'data_fingerprint', 'holdout', 'tokenize', 'selected_share',
+           'word_spans', 'Highlight', 'SelectResult', 'fit_model', 'no_words_why', 'select_tokens', 'token_table',
+           'shape_claims', 'balance_note', 'planted_sentences', 'mpl_text', 'figures', 'column_names', 'examples',
+           'report_html', 'results', 'save', 'cli_parser', 'cli_run']
 
 # %% ../../nbs/experiments/09_select.ipynb #028fba03
 import base64, codecs, hashlib, html, io, json, numbers, os, re, tempfile, time
@@ -24,6 +24,7 @@ from ..data.tokens import TokenData
 from ..engine.models import OneLayerAttention
 from ..infra import files
 from . import select_args
+from .select_args import DataError, check_columns, check_data, check_out
 from . import select_baselines as baselines
 from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train
@@ -52,9 +53,6 @@ TEST_FRAC = 0.1           # share of the rows held out as test set when the data
 N_EXAMPLES = 20           # test examples shown, highlighted, on the report page
 
 # %% ../../nbs/experiments/09_select.ipynb #6920d82e
-class DataError(ValueError):
-    "Input that `select` refuses before any work; the message names the problem and the fix."
-
 FORMATS = {'.csv': 'csv', '.tsv': 'csv', '.jsonl': 'json', '.json': 'json', '.parquet': 'parquet'}
 
 def _is_missing(x) -> bool:
@@ -291,18 +289,8 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
               data_dir=None) -> Source:
     """Texts and labels of DATA: a csv/tsv/json lines/parquet file or a folder of them, one of the
     package's data sets (`corpora.KNOWN_DATASETS`), or a Hub name when the Hub is reachable."""
-    if text_column == label_column:
-        raise DataError(f"--text-column and --label-column are both {text_column!r}: the labels "
-                        f"must be another column than the texts; pass --label-column with the "
-                        f"column of the labels")
-    p = Path(str(data)).expanduser()
-    try: exists = p.exists()
-    except PermissionError:
-        raise DataError(f"{p}: cannot be reached (permission denied on a folder of its path); "
-                        f"make the folders above it searchable (chmod u+x)") from None
-    if exists:
-        if not (p.is_file() or p.is_dir()):
-            raise DataError(f"{p}: not a regular file or folder; give a data file")
+    p = check_data(data, text_column, label_column)   # the columns, and DATA: a path, or a name
+    if p is not None:
         fmt, groups, sep = _data_files(p)
         _codec(encoding, p)                             # a parquet file too: the flag is wrong
         if fmt != 'parquet':
@@ -318,12 +306,6 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
         ds = corpora.load_text_dataset(str(data), data_dir)
         names = getattr(ds['train'].features.get(label_column), 'names', None)
         return Source(_columns(ds, data, text_column, label_column), 'known', str(data), names)
-    why = corpora.hub_status()
-    if why is not None:
-        raise DataError(f"DATA {str(data)!r} is not a file or folder, not one of the package's "
-                        f"data sets ({', '.join(corpora.KNOWN_DATASETS)}), and the Hugging Face "
-                        f"Hub is {why}; give the path of a data file, one of those names, or go "
-                        f"online for a Hub data set")
     import datasets
     try: ds = datasets.load_dataset(str(data))
     except Exception as e:
@@ -926,18 +908,6 @@ def results(r: SelectResult, source: dict | None = None) -> dict:
             'test_acc': r.numbers['test_acc'], 'claims': r.claims, 'numbers': r.numbers,
             'baselines': r.baselines, 'faithfulness': r.faithfulness}
 
-def check_out(out, force=False, inputs=()) -> Path:
-    """Before any work: OUT is a folder that may be written (an existing, non-empty one only with
-    `force`), never an input, around or inside one, nor the current or home folder; leftovers of
-    killed runs beside it restored or removed first (`files.recover_folder`)."""
-    keep = [Path.cwd()] + [h for h in [os.path.expanduser('~')] if h != '~']
-    out = files.check_output_dir(out, 'OUT', inputs, protect=keep)
-    files.recover_folder(out)
-    if out.is_dir() and any(out.iterdir()) and not force:
-        raise files.OutputPathError(f"OUT {out} exists and is not empty; pass --force to replace "
-                                    f"it, or choose another folder")
-    return out
-
 def save(r: SelectResult, out, force=False, source: dict | None = None) -> Path:
     "Write tokens.csv, report.html and results.json to the folder `out` (`files.write_folder`)."
     out = check_out(out, force, (source or {}).get('files', ()))
@@ -955,7 +925,7 @@ def cli_parser(p):
 # %% ../../nbs/experiments/09_select.ipynb #d30c39e4
 def cli_run(args):
     "Run `attn-tokens select`: check everything, read, train, measure, write OUT; exit status 0."
-    check_out(args.out, args.force, [args.data])        # before any work
+    select_args.cli_check(args)                         # before any work: OUT, the columns
     src = read_data(args.data, args.text_column, args.label_column, args.encoding)
     (tx, ty), te = src.splits['train'], src.splits.get('test', (None, None))
     sets = {k: getattr(args, k) for k in DEFAULTS if k != 'rho'}

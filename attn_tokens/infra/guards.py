@@ -10,7 +10,6 @@ __all__ = ['MEMORY_ENV', 'NotEnoughMemoryError', 'fmt_bytes', 'parse_bytes', 'av
 import hashlib, math, os, re
 from pathlib import Path
 import numpy as np
-import torch
 
 # %% ../../nbs/infra/00d_guards.ipynb #5d5a46dd
 MEMORY_ENV = 'ATTN_TOKENS_MEMORY'   # cap on the memory a run may plan to use: bytes, or a number
@@ -108,8 +107,11 @@ def batch_bytes(n, T) -> dict:
     m = _size(n) * _size(T)
     return {'token ids (int64, with a copy)': 16 * m, 'prepared batch': 32 * m}
 
-def check_model_memory(V, d, n_classes=2, dtype=torch.float32, dd=0, what='a model'):
-    "Refuse, before allocating, a model whose parameters do not fit in the available memory."
+def check_model_memory(V, d, n_classes=2, dtype=None, dd=0, what='a model'):
+    """Refuse, before allocating, a model whose parameters do not fit in the available memory (`dtype`
+    a torch dtype, default float32)."""
+    import torch                       # on first use: the other guards run before torch is imported
+    dtype = torch.float32 if dtype is None else dtype
     itemsize = torch.empty((), dtype=dtype).element_size()
     return check_memory(model_bytes(V, d, n_classes, itemsize, dd),
                         f"{what} of V={V}, d={d} ({dtype})",
@@ -120,6 +122,7 @@ def check_model_memory(V, d, n_classes=2, dtype=torch.float32, dd=0, what='a mod
 # %% ../../nbs/infra/00d_guards.ipynb #59d5f7e5
 def _bytes_of(a):
     "A contiguous byte buffer of the tensor or array `a`."
+    import torch
     if torch.is_tensor(a):
         return a.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy()
     a = np.asarray(a)
@@ -138,8 +141,9 @@ def fingerprint(*arrays) -> str:
     return h.hexdigest()
 
 # %% ../../nbs/infra/00d_guards.ipynb #f1facd96
-def check_device(device) -> torch.device:
+def check_device(device) -> 'torch.device':
     "`device` as a torch.device this machine has; ValueError naming it and the fix otherwise."
+    import torch                       # on first use: the other guards run before torch is imported
     try: dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError) as e:
         raise ValueError(f"device {device!r} is not a device ({str(e).splitlines()[0][:120]}); use "
@@ -163,6 +167,7 @@ def check_device(device) -> torch.device:
 def _device_arg(args, kw):
     """The device among the arguments of nn.Module.to, or None (a dtype alone, or a tensor whose
     device exists)."""
+    import torch
     if 'device' in kw: return kw['device']
     a = args[0] if args else None
     return a if isinstance(a, (str, torch.device, int)) and not isinstance(a, bool) else None
