@@ -27,19 +27,19 @@ import argparse, json, math, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from any_d_check import resume, run_one
+from attn_tokens.theory.any_d import D0_LEVEL, MAIN_SET, MAIN_KW   # the rule's level and the main set: one home (03h)
 
 COMMAND = 'nice -n 19 python tools/measure/d_limit.py nbs/measured/d_limit.json --part all'
-SHAPES = {'n2000_V110_T32': dict(n=2000, n_relevant=10, n_irrelevant=100, T=32),
+SHAPES = {MAIN_SET: {k: v for k, v in MAIN_KW.items() if k != 'seed'},
           'n1000_V68_T16': dict(n=1000, n_relevant=8, n_irrelevant=60, T=16),
           'n1000_V110_T32': dict(n=1000, n_relevant=10, n_irrelevant=100, T=32),
           'n500_V110_T32': dict(n=500, n_relevant=10, n_irrelevant=100, T=32)}
-MAIN = 'n2000_V110_T32'
+MAIN = MAIN_SET
 ETA0S, EPS, SEEDS = (440., 1320.), 1e-12, 20
 CELLS = [2 ** k for k in range(11, 26, 2)] + ['inf', 'inf+noise']
 # the order of the cells within a block: the ends of the sweep first (the largest d, d = inf with and
 # without perturbation, the smallest d), then the middle, so that a cut-off sweep still has both ends
 ORDER = [2 ** 25, 'inf+noise', 'inf', 2 ** 11, 2 ** 17, 2 ** 21, 2 ** 13, 2 ** 15, 2 ** 19, 2 ** 23]
-D0_LEVEL = 0.2
 ETA0_GRID = {'n2000_V110_T32': [550., 660., 770., 880., 990., 1100., 1210.],
              'n1000_V68_T16': [110., 220., 440., 880., 1760., 3520.]}
 N_SERIES = {'n1000_V110_T32': [440., 660., 880., 1100., 1320.], 'n500_V110_T32': [440., 660., 880., 1100., 1320.]}
