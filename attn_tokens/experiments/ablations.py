@@ -7,6 +7,8 @@ __all__ = ['PROTOCOL_SIZES', 'STEPS_FROZEN_FULL', 'FROZEN_SIZES', 'eta0_rule', '
            'frozen_embeddings']
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #99cc7495
+import dataclasses, tempfile
+from pathlib import Path
 import numpy as np
 import torch
 
@@ -20,7 +22,7 @@ from ..data.tokenset import TokenSet
 from ..theory.stage1 import init_bound
 from .analysis import embedding_report, shape_stats
 from .framework import ExpConfig, experiment, claim, fit
-from .real_data import REAL_SIZES, one_layer_real
+from .real_data import REAL_SIZES, one_layer_real, one_layer_setup
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #b0ade4b9
 def eta0_rule(tokens, labels, V, d, q=0.5, outer=0.6, delta=0.05) -> dict:
@@ -239,23 +241,24 @@ def _conv(r: dict) -> str:
     )
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #635eadac
-def _frozen_one(cfg, s, base, f):
-    """One d of the frozen curve (settings s): the trained model and the frozen one (p, v trained);
-    (the curve's row, [(kind, model, result)], the training data)."""
+def _frozen_one(cfg, s, base, f, budgets=()):
+    """One d of the frozen curve (settings s): the trained model and the frozen one (p, v trained),
+    read on the way at each cap of `budgets` (`_frozen_chain`); (the curve's row, [(kind, model,
+    result)], the training data, [(cap, result)] of the budgets)."""
     d = s['d']
     tag = '' if (d, s['min_count']) == (base['d'],
                                         # '' shares the imdb model
                                         base['min_count']) else f"_mc{s['min_count']}_d{d}"
     m, tr, te, a = one_layer_real('imdb', cfg, tag=tag, settings=s)
-    mf, _, _, b = one_layer_real('imdb', cfg, trainable=('p', 'v'), tag=f'{tag}_frozen',
-                                 settings=dict(s, lr=f['lr'], steps=f['steps']))
+    *by_cap, (_, mf, b) = _frozen_chain(cfg, dict(s, lr=f['lr']), tuple(budgets) + (f['steps'],),
+                                        tag)
     row = {'d': d, 'test_acc_trained': a['test_acc'], 'test_acc_frozen': b['test_acc'],
            'test_loss_trained': a['test_loss'], 'test_loss_frozen': b['test_loss'],
            'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'],
            'steps_frozen': b['steps'],
            'converged_trained': a['converged'], 'converged_frozen': b['converged'],
            'frozen_last': _budget_row(b)}
-    return row, [('trained', m, a), ('frozen', mf, b)], tr
+    return row, [('trained', m, a), ('frozen', mf, b)], tr, [(c, r) for c, _, r in by_cap]
 
 def _frozen_shapes(x, d, models) -> list:
     """The shapes of one d's models against the posterior differences x, for the diagnostics
@@ -284,17 +287,25 @@ def _budget_row(r: dict) -> dict:
     return {**{k: r[k] for k in ('steps', 'converged', 'test_acc', 'test_loss')},
             **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')}}
 
-def _frozen_budget(cfg, s, f, cap_row) -> list:
-    """The frozen model at d = s['d'] with each step cap of f['budgets'] (trained as the curve's,
-    stopping earlier if converged), then the curve's own cap: test accuracy and loss of the
-    best-validation checkpoint and of the last model."""
-    rows = []
-    for b in f['budgets']:
-        _, _, _, r = one_layer_real('imdb', cfg, trainable=('p', 'v'),
-                                    tag=f"_d{s['d']}_frozen_b{b}",
-                                    settings=dict(s, lr=f['lr'], steps=b))
-        rows.append({'cap': b, **_budget_row(r)})
-    return rows + [{'cap': f['steps'], **cap_row}]
+def _frozen_chain(cfg, s, caps, tag) -> list:
+    """The frozen model (settings s, p and v trained) with each step cap of `caps` (increasing, the
+    last the curve's): [(cap, model, result)], each as a run with that cap alone would end (stopping
+    earlier if converged; best-validation checkpoint and last model), for the cost of the longest:
+    each cap resumes the checkpoint the previous cap left, copied, and a resumed run equals the
+    uninterrupted one to the last bit (04_train). Checkpoints go where `cfg` keeps them (a rerun
+    resumes each cap's own), else in a temporary folder."""
+    out, prev = [], None
+    with tempfile.TemporaryDirectory() as tmp:
+        for j, c in enumerate(caps):
+            last = j == len(caps) - 1
+            m, tr, te, tcfg, info = one_layer_setup(
+                'imdb', cfg, ('p', 'v'), f'{tag}_frozen' + ('' if last else f'_b{c}'),
+                dict(s, steps=c))
+            path = Path(tcfg.ckpt or Path(tmp) / f'b{c}.ckpt')
+            if prev is not None and not path.exists(): files.atomic_write(path, prev.read_bytes())
+            out.append((c, m, {**fit(m, tr, te, dataclasses.replace(tcfg, ckpt=str(path))), **info}))
+            prev = path
+    return out
 
 # %% ../../nbs/experiments/08a_ablations.ipynb #7fab2e37
 def _frozen_claims(nums) -> list:
@@ -341,14 +352,16 @@ def frozen_embeddings(cfg: ExpConfig) -> dict:
     base, f = REAL_SIZES['imdb'][cfg.size], FROZEN_SIZES[cfg.size]
     settings = dict(base, min_count=f['min_count'] or base['min_count'])
     rows, runs, x = [], [], None
-    for d in f['ds']:
-        row, models, tr = _frozen_one(cfg, dict(settings, d=d), base, f)
+    for d in f['ds']:   # the largest d: the frozen model also read at the smaller caps `budgets`
+        row, models, tr, by_cap = _frozen_one(cfg, dict(settings, d=d), base, f,
+                                              f['budgets'] if d == f['ds'][-1] else ())
         rows.append(row)
         # once: the data are loaded with the same settings for every d
         if x is None: x = token_stats(tr).posterior_diff
         runs += _frozen_shapes(x, d, models)
     nums = _frozen_numbers(rows, runs, tr.V, settings['min_count'])
-    nums['budget'] = _frozen_budget(cfg, dict(settings, d=f['ds'][-1]), f, rows[-1]['frozen_last'])
+    nums['budget'] = ([{'cap': c, **_budget_row(r)} for c, r in by_cap]
+                      + [{'cap': f['steps'], **rows[-1]['frozen_last']}])
     path = _plot_frozen(rows, cfg.fig('imdb_frozen_curve'))
     return {'numbers': nums, 'figures': [path], 'claims': _frozen_claims(nums),
             'notes': _frozen_notes(nums, f, cfg.size)}
