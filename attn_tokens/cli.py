@@ -27,7 +27,8 @@ SUBCOMMANDS = {
 # arguments declared, and checked where they need no torch (cli_check), without importing torch
 LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args',
                  'reproduce': 'attn_tokens.experiments.reproduce_args',
-                 'bench': 'attn_tokens.engine.bench_args'}
+                 'bench': 'attn_tokens.engine.bench_args',
+                 'theory': 'attn_tokens.theory.theory_args'}
 
 def _check_env():
     """The package's environment variables, checked before any work (a bad value is a ValueError

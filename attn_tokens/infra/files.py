@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'FLAG_OFF', 'FLAG_ON', 'env_flag', 'default_cache_dir', 'figure_dir',
            'atomic_write', 'save_npz', 'json_safe', 'write_json', 'clean_stale_tmp', 'OutputPathError', 'check_output',
-           'check_output_dir', 'recover_folder', 'write_folder', 'load_npz', 'folder_lock', 'save_figure']
+           'check_output_dir', 'recover_folder', 'write_folder', 'npz_headers', 'load_npz', 'folder_lock',
+           'save_figure']
 
 # %% ../../nbs/infra/00_files.ipynb #af99ed10
 import contextlib, ctypes, errno, fcntl, json, math, os, re, shutil, tempfile, time, zipfile
@@ -300,9 +301,8 @@ def _check_npz_memory(heads, path):
                         f"you set it)")
 
 # %% ../../nbs/infra/00_files.ipynb #d8dc8e64
-def load_npz(path, what='file') -> dict:
-    """All arrays of the .npz file `path`, read without pickle after checking each member's header;
-    ValueError naming the problem."""
+def _npz_path(path, what) -> Path:
+    "`path` as a Path if it is a regular file that is a zip archive; else the error naming it."
     path = Path(path)
     if path.exists() and not path.is_file():
         raise ValueError(f"{path}: not a regular file (a folder, a device or a pipe); give the "
@@ -311,14 +311,12 @@ def load_npz(path, what='file') -> dict:
     if not zipfile.is_zipfile(path):
         raise ValueError(f"{path}: not a readable .npz file (not a zip archive, or cut short); "
                          f"write it again with np.savez")
-    out = {}
-    try:
-        with zipfile.ZipFile(path) as zf:
-            heads = {name: _checked_header(zf, name, path) for name in zf.namelist()}
-            _check_npz_memory(heads, path)
-            for name in heads:
-                with zf.open(name) as f:
-                    out[name[:-4]] = np.lib.format.read_array(f, allow_pickle=False)
+    return path
+
+@contextlib.contextmanager
+def _npz_errors(path):
+    "A damaged archive, or one that cannot be read, as a ValueError naming `path`."
+    try: yield
     except zipfile.BadZipFile as e:
         raise ValueError(
             f"{path}: not a readable .npz file ({e}); write it again with np.savez"
@@ -327,7 +325,31 @@ def load_npz(path, what='file') -> dict:
         raise ValueError(
             f"{path}: could not be read ({type(e).__name__}: {e}); write it again"
         ) from e
+
+def _npz_heads(zf, path) -> dict:
+    "Each member's checked header (`_checked_header`), the memory they need checked too."
+    heads = {name: _checked_header(zf, name, path) for name in zf.namelist()}
+    _check_npz_memory(heads, path)
+    return heads
+
+def npz_headers(path, what='file') -> dict:
+    """(shape, dtype, bytes) of each array of the .npz file `path`, by name, from the headers alone
+    (no data read, no pickle): every check `load_npz` makes before it reads; ValueError (or
+    FileNotFoundError) naming the problem."""
+    path = _npz_path(path, what)
+    with _npz_errors(path), zipfile.ZipFile(path) as zf:
+        return {name[:-4]: head for name, head in _npz_heads(zf, path).items()}
+
+def load_npz(path, what='file') -> dict:
+    """All arrays of the .npz file `path`, read without pickle after checking each member's header;
+    ValueError naming the problem."""
+    path = _npz_path(path, what); out = {}
+    with _npz_errors(path), zipfile.ZipFile(path) as zf:
+        for name in _npz_heads(zf, path):
+            with zf.open(name) as f:
+                out[name[:-4]] = np.lib.format.read_array(f, allow_pickle=False)
     return out
+
 
 # %% ../../nbs/infra/00_files.ipynb #c64fcbe6
 @contextlib.contextmanager
