@@ -18,8 +18,7 @@ from .reproduce_args import OUT_FILES, cli_parser
 from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
-from .paper import ledger_md
-from .verdicts import annotate, differing
+from .verdicts import annotate, differing, ledger_md
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',

@@ -3,7 +3,7 @@
 Reads nbs/measured/reproduce_full.json (seed 0), picks the experiments that verdicts.needs_seeds names (a claim of the
 paper within verdicts.NEAR of its threshold, or a run cut short by its step cap), runs each at size full with every
 seed given (no checkpoints), and writes OUT.json: {'meta': {command, seeds, experiments, seconds}, 'seeds': {seed:
-{experiment: result}}}. The home page's map (paper.paper_map) reads nbs/measured/reproduce_seeds.json and judges each
+{experiment: result}}}. The home page's map (verdicts.paper_map) reads nbs/measured/reproduce_seeds.json and judges each
 such claim over all seeds (verdicts.add_seeds).
 
 Usage: ATTN_TOKENS_DATA=<data> python tools/measure/seed_runs.py nbs/measured/reproduce_seeds.json [--seeds 1 2] [--force]"""
