@@ -81,8 +81,9 @@ SETTINGS = {   # quote key -> (settings it states or implies, settings it leaves
 
 # %% ../../nbs/experiments/04d_verdicts.ipynb #e05fabca
 def _ours(setting, exp, nums) -> tuple:
-    "(what our run did, met?) for a stated `setting`, from experiment `exp`'s numbers `nums`."
-    g = nums.get
+    """(what our run did, met?) for a stated `setting`, from experiment `exp`'s numbers `nums` (or the
+    settings it ran with, `nums['config']`, where its numbers do not repeat them)."""
+    g = lambda k: nums[k] if nums.get(k) is not None else (nums.get('config') or {}).get(k)
     if setting == 'embedding dimension':
         return ((f"d = {g('d')}", g('d') == 2048) if g('d') is not None
                 else ("d not recorded by this run", None))
