@@ -5,11 +5,11 @@
 # %% auto #0
 __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'STATED', 'SETTINGS', 'NEAR', 'KNOBS', 'WORD_ORDER',
            'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'THEORY_ROWS', 'EXPERIMENT_ROWS', 'MAP_WIDTHS',
-           'legend_md', 'settings_record', 'capped', 'claim_word', 'annotate', 'differing', 'threshold_distance',
-           'needs_seeds', 'add_seeds', 'knob_ranges', 'experiment_verdict', 'baseline_verdict', 'ledger_md', 'quote_md',
-           'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict',
-           'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'paper_map',
-           'map_markdown']
+           'legend_md', 'converged', 'settings_record', 'capped', 'claim_word', 'annotate', 'differing',
+           'threshold_distance', 'needs_seeds', 'add_seeds', 'knob_ranges', 'experiment_verdict', 'baseline_verdict',
+           'ledger_md', 'quote_md', 'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict',
+           'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live',
+           'paper_map', 'map_markdown']
 
 # %% ../../nbs/experiments/04d_verdicts.ipynb #9b60cf41
 import json, math, re
@@ -79,6 +79,21 @@ SETTINGS = {   # quote key -> (settings it states or implies, settings it leaves
     'multiclass_similar': (_REAL + ('training length',), ('4 classes from 5 stars',) + _OPEN),
     'mlp_monotonicity': (_REAL + ('training length',), ('data set', 'MLP') + _OPEN)}
 
+# %% ../../nbs/experiments/04d_verdicts.ipynb #ee8e37c4
+def _seed_runs(nums) -> list:
+    "The runs of an experiment that trains several seeds, each judged by its own rule (the MLP's `seeds`)."
+    runs = nums.get('seeds')
+    ok = isinstance(runs, list) and runs and all(isinstance(r, dict) and 'judged' in r for r in runs)
+    return runs if ok else []
+
+def converged(nums: dict):
+    """Whether a run trained until converged: its `converged`; for an experiment of several seeds each judged
+    by its own rule once settled (the MLP's `judged`), whether every seed was judged before its cap; None if
+    not recorded."""
+    if nums.get('converged') is not None: return bool(nums['converged'])
+    runs = _seed_runs(nums)
+    return all(r['judged'] for r in runs) if runs else None
+
 # %% ../../nbs/experiments/04d_verdicts.ipynb #e05fabca
 def _ours(setting, exp, nums) -> tuple:
     """(what our run did, met?) for a stated `setting`, from experiment `exp`'s numbers `nums` (or the
@@ -93,9 +108,13 @@ def _ours(setting, exp, nums) -> tuple:
             return (f"our frequency cut (V = {V})", False) if V else ("not recorded", None)
         return (f"words seen at least {mc} times in our training split (V = {V})", mc <= 1)
     if setting == 'training length':
-        if g('converged') is None: return ("not recorded by this run", None)
-        return (("trained until converged" if g('converged') else
-                 f"stopped after {g('steps')} steps ({g('stop_reason')})"), bool(g('converged')))
+        done, runs = converged(nums), _seed_runs(nums)
+        if done is None: return ("not recorded by this run", None)
+        if runs and not done:
+            return (f"{sum(not r['judged'] for r in runs)} of {len(runs)} seeds hit the step cap before "
+                    f"their run was judged", False)
+        return (("trained until converged" if done else
+                 f"stopped after {g('steps')} steps ({g('stop_reason')})"), done)
     if setting == 'data generator':
         return ("make_importance_continuum, our reconstruction (equation (15) is not available to us)",
                 False)
@@ -112,7 +131,9 @@ def settings_record(quote_key, exp: str, nums: dict) -> list:
 
 # %% ../../nbs/experiments/04d_verdicts.ipynb #2fc52a0b
 def capped(nums: dict) -> bool:
-    "Did the run stop at its step budget without converging (it was not allowed to finish)?"
+    """Did the run stop at its step budget without converging (it was not allowed to finish)? For several
+    seeds judged by their own rule: did one hit its cap?"""
+    if _seed_runs(nums): return converged(nums) is False
     return nums.get('stop_reason') == 'steps' and nums.get('converged') is False
 
 def claim_word(passes, settings, cut_short=False) -> str:
