@@ -12,7 +12,9 @@ Rules (each line of output names the file and, where it applies, the cell and th
   Ctrl-C probe added 2 minutes to every docs build); nbdev's own test for it (an import plus an expression or
   an assignment, in a code cell not exported and not `eval: false`);
 - one spelling of "normalised" in the library and the command line (British, as the prose);
-- no function of attn_tokens/theory/ takes more than MAX_PARAMS parameters (a config object carries more).
+- no function of attn_tokens/theory/ takes more than MAX_PARAMS parameters (a config object carries more);
+- no markdown cell names a private symbol of the library in backticks (`_frozen_chain`): nbdev links such a name
+  to an anchor its page does not have (private functions get no entry), and the browser check fails on the link.
 """
 import ast, json, re, sys
 from pathlib import Path
@@ -57,7 +59,16 @@ def mixes_imports(src):
             and any(isinstance(n, (ast.Expr, ast.Assign)) and not use(n) for n in nodes))
 
 
-def check_notebook(f):
+def private_symbols():
+    "The names of the library's private symbols that nbdev's index knows (it links them from markdown)."
+    tree = ast.parse((ROOT/'attn_tokens'/'_modidx.py').read_text(encoding='utf-8'))
+    d = ast.literal_eval(next(n.value for n in ast.walk(tree) if isinstance(n, ast.Assign)))
+    # module-level names only: a method (Stage2._phase) is indexed under its class, and a bare name is not linked
+    names = {k[len(m) + 1:] for m, syms in d['syms'].items() for k in syms}
+    return {n for n in names if n and '.' not in n}
+
+
+def check_notebook(f, private=frozenset()):
     cells, rel = json.loads(f.read_text(encoding='utf-8'))['cells'], f.relative_to(ROOT)
     out = [f"{rel}: cells {s}..: {n} export cells in a row (at most {MAX_EXPORT_RUN}); put a cell that shows "
            f"or checks them after the third" for s, n in export_runs(cells) if n > MAX_EXPORT_RUN]
@@ -65,6 +76,10 @@ def check_notebook(f):
         m = TRACKER.search(''.join(c['source']))
         if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
         src = ''.join(c['source'])
+        if c['cell_type'] == 'markdown':
+            for name in sorted(set(re.findall(r'`(_[A-Za-z]\w*)`', src)) & private):
+                out.append(f"{rel}: cell {i}: `{name}` is a private symbol: nbdev links it to an anchor its "
+                           f"page does not have; name it in words, or make it public")
         if c['cell_type'] == 'code' and mixes_imports(src) and 'nbdev_export' not in src:
             out.append(f"{rel}: cell {i}: imports and other code in one cell (the docs build runs it); "
                        f"move the imports to the notebook's imports cell")
@@ -92,7 +107,8 @@ def check_library():
 
 
 def main():
-    found = [x for f in notebooks() for x in check_notebook(f)] + check_library()
+    private = {n for n in private_symbols() if n.startswith('_')}
+    found = [x for f in notebooks() for x in check_notebook(f, private)] + check_library()
     print('\n'.join(found) if found
           else f'layout: {len(notebooks())} notebooks and the library follow the reading rules')
     return 1 if found else 0
