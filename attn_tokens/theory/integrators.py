@@ -19,8 +19,7 @@ from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITI
 from .max_margin import selection
 from .stage2 import p_loss_and_grad, selection_mass
 from ..data.tokenset import TokenSet, token_ids
-from .theory_args import (CAP_UNTIL, FLOW_TOL, LR, SCHEME_NAMES, SCORE_CAP,
-                                            UNTIL_END, Scheme, Stage2Config, until_float)
+from .theory_args import SCHEME_NAMES, SCORE_CAP, Scheme, Stage2Config
 
 # %% ../../nbs/theory/03g_integrators.ipynb #b0c3d7e1
 @dataclass

@@ -25,9 +25,8 @@ from .integrators import GDHistory, stage2
 from ..data.tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
 from .any_d import draw_init, score_noise
-from .theory_args import (LR, STAGE2_FLAGS, ProtocolConfig, Scheme, Stage2Config,
-                                            cli_check, cli_parser, protocol_config,
-                                            protocol_stage2, resolve_init, scheme_arg)
+from .theory_args import (LR, ProtocolConfig, Scheme, Stage2Config, cli_check,
+                                            cli_parser, protocol_config, protocol_stage2, resolve_init)
 
 
 # %% ../../nbs/theory/03c_protocol.ipynb #7c03afb0
