@@ -4,10 +4,9 @@
 
 # %% ../../nbs/data/01a_corpora.ipynb #5e93c2aa
 from __future__ import annotations
-import hashlib, json, os, socket
+import hashlib, json, os
 from pathlib import Path
 from typing import Optional, Sequence
-from urllib.parse import urlparse
 import numpy as np
 import attn_tokens
 import pyarrow as pa
@@ -15,7 +14,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from ..engine.core import check_labels
 from .hub import DERIVED, HUB_IDS, KNOWN_DATASETS, LOCAL_ONLY, hub_status
-from ..infra.files import DATA_ENV, atomic_write, check_output, env_flag
+from ..infra.files import DATA_ENV, atomic_write, check_output
 
 # %% auto #0
 __all__ = ['N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLES', 'DatasetUnavailableError', 'DataDirError', 'check_data_dir',

@@ -12,10 +12,10 @@ from dataclasses import dataclass, asdict, fields
 import torch
 from ..infra import guards
 from . import kernel
-from ..infra.checks import SEED_MAX, positive_int, seed_int
+from ..infra.checks import SEED_MAX
 from . import bench_args
 from .bench_args import cli_parser
-from ..infra.files import check_output, write_json
+from ..infra.files import write_json
 from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
                                      pool_reference, reference_loss_and_grads)
 from .models import OneLayerAttention

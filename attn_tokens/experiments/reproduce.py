@@ -12,9 +12,8 @@ from pathlib import Path
 import torch
 import attn_tokens
 from ..infra import files
-from ..infra.checks import seed_int, threads_int
 from . import reproduce_args
-from .reproduce_args import OUT_FILES, cli_parser
+from .reproduce_args import cli_parser
 from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics

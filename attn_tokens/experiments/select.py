@@ -24,7 +24,7 @@ from ..data.tokens import TokenData
 from ..engine.models import OneLayerAttention
 from ..infra import files
 from . import select_args
-from .select_args import DataError, check_columns, check_data, check_out
+from .select_args import DataError, check_data, check_out
 from . import select_baselines as baselines
 from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train

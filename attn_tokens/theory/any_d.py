@@ -7,11 +7,11 @@ __all__ = ['NOISE_STREAM', 'D0_LEVEL', 'MAIN_SET', 'MAIN_KW', 'bartlett_factor',
            'token_coordinates', 'draw_init', 'score_noise', 'd_rule', 'd_cells', 'critical_eta0']
 
 # %% ../../nbs/theory/03h_any_d.ipynb #2caca70c
-import argparse, math
+import math
 import numpy as np
 import torch
 from ..engine import core
-from ..infra.checks import SEED_MAX, Kind, arg_type, check_int, check_number
+from ..infra.checks import SEED_MAX, check_int, check_number
 from .stage1 import one_step_coef
 from .beyond import wilson
 from .theory_args import check_d, resolve_init

@@ -14,8 +14,6 @@ import numpy as np
 from fastcore.basics import patch
 import torch
 from tqdm.auto import tqdm
-from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITIVE_INT,
-                                      Kind, check_params, check_positive, param, positive_float)
 from .max_margin import selection
 from .stage2 import p_loss_and_grad, selection_mass
 from ..data.tokenset import TokenSet, token_ids

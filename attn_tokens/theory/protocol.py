@@ -8,7 +8,7 @@ __all__ = ['SELECTED_MASS', 'ProtocolResult', 'reached_selection', 'stage2_confi
 
 # %% ../../nbs/theory/03c_protocol.ipynb #11096b6b
 import argparse, json, math, sys, time
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, fields, replace
 import numpy as np
 from fastcore.basics import patch
 import torch
