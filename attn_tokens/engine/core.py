@@ -718,6 +718,13 @@ def _csr(off, cols, vals, shape):
         warnings.filterwarnings('ignore', message='Sparse CSR tensor support is in beta')
         return torch.sparse_csr_tensor(off, cols, vals, shape, check_invariants=False)
 
+def _bag(rows, idx, off, w):
+    """sum_{t in [off[j], off[j+1])} w_t rows[idx_t] for every j: torch's weighted bag sum (one
+    fused gather-and-add per bag, on all threads), the product of the sparse matrix (off, idx, w) in
+    compressed rows with the dense `rows`."""
+    return F.embedding_bag(idx, rows, off, mode='sum', per_sample_weights=w,
+                           include_last_offset=True)
+
 def _pool_weights(z, tb, c):
     """Normalised weights sigma per entry (softmax of z_s + log m_s within each sequence,
     max-subtracted) and each sequence's anchor entry (an arg-max)."""
@@ -743,7 +750,7 @@ class _AttentionPool(torch.autograd.Function):
         _check_finite(E, z[:, None], p[None])
         c = _pool_csr(tb, len(E))
         sig, anchor = _pool_weights(z, tb, c)
-        h = torch.sparse.mm(_csr(c['off'], c['ids'], sig, (tb.n, len(E))), E)
+        h = _bag(E, c['ids'], c['off'], sig)
         ctx.save_for_backward(E, p, sig, anchor)
         ctx.c = c
         return h
@@ -766,7 +773,7 @@ class _AttentionPool(torch.autograd.Function):
         gz = E.new_zeros(V).index_add_(0, c['ids'], delta.sub_(mean[c['row']]).mul_(sig))
         dE = None
         if ctx.needs_input_grad[0]:
-            dE = torch.sparse.mm(_csr(c['toff'], c['trow'], sig[c['perm']], (V, n)), G)   # S^T G
+            dE = _bag(G, c['trow'], c['toff'], sig[c['perm']])     # S^T G
             dE.addr_(gz, p)
         return dE, (E.T @ gz if ctx.needs_input_grad[1] else None), None
 
