@@ -9,7 +9,7 @@ __all__ = ['EXPERIMENT_NAMES', 'OUT_FILES', 'check_names', 'check_out', 'cli_par
 import argparse
 from pathlib import Path
 from ..infra import files
-from ..infra.checks import seed_int, threads_int
+from ..infra.checks import positive_int, seed_int, threads_int
 
 # %% ../../nbs/experiments/08c_reproduce_args.ipynb #f433e5af
 EXPERIMENT_NAMES = ('synthetic', 'synthetic_multiclass', 'imdb', 'yelp', 'yelp_pool', 'yelp_polarity',
@@ -65,6 +65,11 @@ def cli_parser(p: argparse.ArgumentParser):
                         'experiments run (default: $ATTN_TOKENS_DATA, else the Hugging Face Hub)')
     p.add_argument('--seed', type=seed_int, default=0,
                    help='seed of the data, the initialisation and the training (0 to 2^63-1)')
+    p.add_argument('--seeds', type=positive_int, default=None, metavar='N',
+                   help='seeds of each experiment left unsettled by its first (a claim of the paper '
+                        'within 0.05 of its threshold, or a run cut short by its step cap): run again '
+                        'on seed+1 .. seed+N-1, each claim judged over all N (default: 3 at size '
+                        'full; 1 at quick and ci, which check the code, not the claims)')
     p.add_argument('--threads', type=threads_int, default=2, help='torch threads (default 2)')
     p.add_argument('--no-ckpt', action='store_true', help='do not write or resume checkpoints')
     p.add_argument('--no-progress', action='store_true', help='no progress bars')

@@ -6,10 +6,10 @@
 __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'STATED', 'SETTINGS', 'NEAR', 'KNOBS', 'WORD_ORDER',
            'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'THEORY_ROWS', 'EXPERIMENT_ROWS', 'MAP_WIDTHS',
            'legend_md', 'converged', 'settings_record', 'capped', 'claim_word', 'annotate', 'differing',
-           'threshold_distance', 'needs_seeds', 'add_seeds', 'knob_ranges', 'experiment_verdict', 'baseline_verdict',
-           'ledger_md', 'quote_md', 'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict',
-           'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live',
-           'paper_map', 'map_markdown']
+           'threshold_distance', 'needs_seeds', 'seed_results', 'add_seeds', 'knob_ranges', 'experiment_verdict',
+           'baseline_verdict', 'ledger_md', 'quote_md', 'run_statement1', 'run_outcome', 'statement_verdict',
+           'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict',
+           'assumption1_verdict', 'lemma41_live', 'paper_map', 'map_markdown']
 
 # %% ../../nbs/experiments/04d_verdicts.ipynb #9b60cf41
 import json, math, re
@@ -192,10 +192,19 @@ def threshold_distance(rule: str, x) -> float:
     return min(abs(float(x) - t) for t in ts)
 
 def needs_seeds(exps) -> list:
-    "The experiments with a claim of the paper within NEAR of its threshold, or cut short by the cap."
-    return [k for k, r in exps.items() if r.get('status') == 'ok' and (capped(r.get('numbers', {})) or any(
-        threshold_distance(c['rule'], c['value']) < NEAR for c in r.get('claims', [])
-        if c.get('by', 'paper') == 'paper'))]
+    """The experiments with a claim of the paper within NEAR of its threshold, or cut short by the cap; not
+    one that trains several seeds itself, each judged by its own rule (its claims cover them all)."""
+    return [k for k, r in exps.items() if r.get('status') == 'ok' and not _seed_runs(r.get('numbers', {}))
+            and (capped(r.get('numbers', {})) or any(
+                threshold_distance(c['rule'], c['value']) < NEAR for c in r.get('claims', [])
+                if c.get('by', 'paper') == 'paper'))]
+
+def seed_results(exps) -> dict:
+    "{seed: {experiment: run}} from the entries' `seed_runs` (reproduce's runs of the other seeds)."
+    more = {}
+    for k, r in exps.items():
+        for s, o in (r.get('seed_runs') or {}).items(): more.setdefault(int(s), {})[k] = o
+    return dict(sorted(more.items()))
 
 def add_seeds(exps, more: dict) -> dict:
     """`exps` (seed 0's experiments) with each claim of the paper's outcome and value on every seed of
@@ -206,7 +215,7 @@ def add_seeds(exps, more: dict) -> dict:
             if c.get('by', 'paper') != 'paper': continue
             c['seeds'], c['seed_values'] = [_passes(c)], [c['value']]
             c['cut_short'] = capped(r.get('numbers', {}))
-            for s, other in sorted(more.items()):
+            for s, other in sorted(more.items(), key=lambda kv: int(kv[0])):
                 o = other.get(k, {})
                 m = next((d for d in o.get('claims', []) if d['claim'] == c['claim']), None)
                 if m is None: continue
@@ -699,8 +708,7 @@ def paper_map(measured) -> list:
                  checked=', '.join(map(_link, c)), verdict=f(measured))
             for s, w, o, c, f in THEORY_ROWS]
     exps = (_load(measured, 'reproduce_full.json') or {}).get('experiments', {})
-    more = (_load(measured, 'reproduce_seeds.json') or {}).get('seeds', {})   # tools/measure/seed_runs.py
-    if more: add_seeds(exps, more)            # each unsettled claim judged over every seed
+    add_seeds(exps, seed_results(exps))      # each unsettled claim judged over every seed reproduce ran
     judge = lambda row: (row[4:] or (experiment_verdict,))[0](exps, row[2])
     return rows + [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),
                         checked=', '.join(map(_link, row[3])), verdict=judge(row))
