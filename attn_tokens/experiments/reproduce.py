@@ -327,6 +327,11 @@ def report_md(res) -> str:
               '']
         if r.get('data'): L += ['Data: ' + '; '.join(r['data']) + '.', '']
         if 'reason' in r: L += [f"Not run: {r['reason']}", '']
+        if r.get('seed_runs'):
+            L += [f"Unsettled by one seed, run again on seeds "
+                  + ', '.join(f"{s} ({o['status']}, {o.get('seconds', 0):.1f} s)" for s, o in r['seed_runs'].items())
+                  + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
+                  f"(the ledger lists the values).", '']
         if r.get('notes'): L += [r['notes'], '']
         nums = r.get('numbers', {})
         keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged',
@@ -361,6 +366,11 @@ def run_summary(res: dict, out) -> str:
          + f"; total {res['total_seconds']:.1f} s; report of all results: {Path(out)/'report.md'}"]
     if sample:
         L.append(f"read the package's sample, not the full data set: {', '.join(sample)}")
+    again = {n: r['seed_runs'] for n, r in ex.items() if r.get('seed_runs')}
+    if again:
+        L.append(f"run again on {len(next(iter(again.values())))} more seeds, unsettled by one: "
+                 f"{', '.join(again)} ({sum(o.get('seconds', 0) for s in again.values() for o in s.values()):.1f} s); "
+                 f"their claims of the paper are judged over all seeds")
     why = {}                                    # one line per reason, naming its experiments
     for n in skipped: why.setdefault(ex[n]['reason'], []).append(n)
     L += [f"skipped {', '.join(ns)}: {r}" for r, ns in why.items()]
