@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 import attn_tokens
 from ..infra import files
+from ..infra.checks import SEED_MAX
 from . import reproduce_args
 from .reproduce_args import cli_parser
 from .train import CheckpointError
@@ -109,6 +110,9 @@ def run_all(cfg: ExpConfig, only=None, log=print, seeds=1) -> dict:
     the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds; return this run's results."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds={seeds!r}: give the number of seeds of an unsettled experiment, 1 or more")
+    if cfg.seed + seeds - 1 > SEED_MAX:
+        raise ValueError(f"seed {cfg.seed} with {seeds} seeds runs past the largest seed {SEED_MAX}; give a "
+                         f"smaller --seed or fewer --seeds")
     exps = _select(only)                 # imports the experiment modules, in their order
     from attn_tokens.experiments.real_data import check_data
     out = _check_out(cfg)
