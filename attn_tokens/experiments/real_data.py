@@ -12,6 +12,7 @@ __all__ = ['EXPERIMENT_DATA', 'REAL_SIZES', 'DATASET', 'BOW_GRID', 'REAL_EXPERIM
 import functools, time
 import numpy as np
 import torch
+import pyarrow.parquet as pq
 from scipy import sparse
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
@@ -62,9 +63,10 @@ def data_source(name, cfg: ExpConfig) -> tuple:
     if cfg.size != 'quick': return None, f"{name}: the Hugging Face Hub ({hub or 'no Hub id'})"
     why = 'it is not IMDB' if folder != 'imdb' else corpora.hub_status()
     if why is None: return None, f"{name}: the Hugging Face Hub ({hub})"
-    if corpora.sample_files(folder):
+    if sample := corpora.sample_files(folder):
+        rows = ' + '.join(str(pq.ParquetFile(sample[s]).metadata.num_rows) for s in ('train', 'test'))
         return corpora.SAMPLE_DIR, (
-            f"{name}: the {folder.upper()} sample shipped with the package (500 + 500 reviews; "
+            f"{name}: the {folder.upper()} sample shipped with the package ({rows} reviews; "
             f"attn_tokens/samples/README.md), not the full data set: no local copy, and the Hub "
             f"is {why}; for the full set, {fix}")
     raise Skip(f"no local copy of {folder!r}, and quick runs download only IMDB, only from a "
