@@ -15,8 +15,9 @@ Rules (each line of output names the file and, where it applies, the cell and th
 - no function of attn_tokens/theory/ takes more than MAX_PARAMS parameters (a config object carries more);
 - no markdown cell names a private symbol of the library in backticks (`_frozen_chain`): nbdev links such a name
   to an anchor its page does not have (private functions get no entry), and the browser check fails on the link;
-- no backslash in the `>` summary of a notebook that exports a module: nbdev writes that line verbatim as the module's docstring, in a string
-  that is not raw, so `$E^\\top$` puts a tab into the docstring and `$\\beta$` a backspace (write E^T, β, ×).
+- no backslash in the `>` summary of a notebook that exports a module: nbdev writes that line verbatim as the
+  module's docstring, in a string that is not raw, so `$E^\\top$` puts a tab into the docstring and `$\\beta$` a
+  backspace (write E^T, β, ×).
 """
 import ast, json, re, sys
 from pathlib import Path
@@ -74,7 +75,8 @@ def check_notebook(f, private=frozenset()):
     cells, rel = json.loads(f.read_text(encoding='utf-8'))['cells'], f.relative_to(ROOT)
     out = [f"{rel}: cells {s}..: {n} export cells in a row (at most {MAX_EXPORT_RUN}); put a cell that shows "
            f"or checks them after the third" for s, n in export_runs(cells) if n > MAX_EXPORT_RUN]
-    exports = any(re.match(r'#\|\s*default_exp\b', ''.join(c['source'])) for c in cells if c['cell_type'] == 'code')
+    exports = any(re.match(r'#\|\s*default_exp\b', ''.join(c['source']))
+                  for c in cells if c['cell_type'] == 'code')      # nbdev writes a module: the summary is its docstring
     for i, c in enumerate(cells):
         m = TRACKER.search(''.join(c['source']))
         if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
@@ -82,9 +84,9 @@ def check_notebook(f, private=frozenset()):
         if c['cell_type'] == 'markdown' and src.startswith('# ') and exports:
             summary = next((l for l in src.splitlines() if l.startswith('> ')), '')
             if '\\' in summary:
-                out.append(f"{rel}: cell {i}: the '>' summary has a backslash ({summary[summary.index(chr(92)):][:20]!r}); "
-                           f"nbdev writes it as the module's docstring, not raw: write the math without "
-                           f"backslashes (E^T, β, ×)")
+                at = summary[summary.index('\\'):][:20]
+                out.append(f"{rel}: cell {i}: the '>' summary has a backslash ({at!r}); nbdev writes it as the "
+                           f"module's docstring, not raw: write the math without backslashes (E^T, β, ×)")
         if c['cell_type'] == 'markdown':
             for name in sorted(set(re.findall(r'`(_[A-Za-z]\w*)`', src)) & private):
                 out.append(f"{rel}: cell {i}: `{name}` is a private symbol: nbdev links it to an anchor its "

@@ -7,7 +7,7 @@ __all__ = ['EXPERIMENT_MODULES', 'SEED_KEYS', 'RUN_KEYS', 'DIAG_RUN_KEYS', 'CLAI
            'write_outputs', 'diagnostics_runs', 'claim_problems', 'report_md', 'run_summary', 'cli_run', 'exit_code']
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #7459ceef
-import argparse, dataclasses, importlib, json, math, os, platform, sys, tempfile, time, traceback
+import dataclasses, importlib, json, math, os, platform, sys, tempfile, time, traceback
 from pathlib import Path
 import torch
 import attn_tokens
@@ -332,7 +332,7 @@ def report_md(res) -> str:
         if r.get('data'): L += ['Data: ' + '; '.join(r['data']) + '.', '']
         if 'reason' in r: L += [f"Not run: {r['reason']}", '']
         if r.get('seed_runs'):
-            L += [f"Unsettled by one seed, run again on seeds "
+            L += ["Unsettled by one seed, run again on seeds "
                   + ', '.join(f"{s} ({o['status']}, {o.get('seconds', 0):.1f} s)" for s, o in r['seed_runs'].items())
                   + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
                   f"(the ledger lists the values).", '']
