@@ -399,7 +399,7 @@ def cli_run(args) -> int:
     check_data(cfg, exps)                          # the data folder given, the copies read
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads)
-    # under torchrun: rank 0 writes the outputs, the others nothing (11_distributed)
+    # under torchrun: rank 0 writes the outputs, the others nothing (00d_distributed)
     with distributed.rank0_outputs(cfg) as cfg:
         print(f"attn-tokens reproduce: {len(exps)} experiments, size {size}, data "
               f"{cfg.data_path or 'Hub (none local)'}, out {args.out}; unsettled ones on {seeds} seeds")

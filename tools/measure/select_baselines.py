@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measure `attn-tokens select` with its classical rankings and faithfulness on real data, and its speed; writes
-nbs/measured/select_baselines.json, which nbs/experiments/09c_select_baselines.ipynb reads and asserts against.
+nbs/measured/select_baselines.json, which nbs/commands/10h_select_baselines.ipynb reads and asserts against.
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/select_baselines.py            # all of it
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/select_baselines.py --runs 1   # one timed IMDB run
