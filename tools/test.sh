@@ -29,6 +29,8 @@ if [ "${CI:-}" = "true" ]; then
   fi
   echo "== reading rules of the notebooks and the library (tools/check_layout.py)"
   python tools/check_layout.py
+  echo "== linter: ruff, pyflakes' rules (ruff.toml), on the library and the notebooks' code"
+  ruff check --no-cache attn_tokens nbs
 fi
 
 echo "== notebook tests (nbdev; a line per notebook as it finishes)"

@@ -14,7 +14,7 @@ import attn_tokens
 from ..infra import files
 from ..infra.checks import SEED_MAX
 from . import reproduce_args
-from .reproduce_args import cli_parser
+from .reproduce_args import cli_parser as cli_parser   # the command's arguments (cli reads reproduce.cli_parser)
 from ..experiments.train import CheckpointError
 from ..experiments.framework import ExpConfig, Skip, EXPERIMENTS
 from ..experiments.analysis import plot_diagnostics

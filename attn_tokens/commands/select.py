@@ -27,7 +27,6 @@ from . import select_args
 from .select_args import DataError, check_data, check_out
 from . import select_baselines as baselines
 from ..infra import checks
-from ..infra.checks import positive_int, seed_int, positive_float
 from ..experiments.train import evaluate, train
 from ..experiments.framework import ExpConfig, claim
 from ..experiments.analysis import embedding_report, class_report, plot_importance

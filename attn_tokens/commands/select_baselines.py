@@ -8,13 +8,11 @@ __all__ = ['ALPHA0', 'BASELINES', 'TOP_K', 'FRACTIONS', 'RANKINGS', 'log_odds_z'
            'position_scores', 'faithfulness', 'ranked', 'faithfulness_figure']
 
 # %% ../../nbs/commands/10h_select_baselines.ipynb #d80afbaa
-import math
 import numpy as np
 import torch
 import scipy.stats
 
 # %% ../../nbs/commands/10h_select_baselines.ipynb #e36eb869
-from ..data import stats
 from ..data.tokens import TokenData
 from ..experiments.real_data import BOW_GRID, bow_features, fit_lr
 from ..experiments.train import TrainConfig, train_val_split

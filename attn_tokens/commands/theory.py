@@ -6,14 +6,13 @@
 __all__ = ['STAGE2_FLAGS', 'scheme_arg', 'cli_parser', 'check_data', 'config_from_args', 'cli_check', 'cli_run']
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #07faf19c
-import argparse, json, math, sys
+import argparse, json, sys
 from dataclasses import fields
 from pathlib import Path
 import numpy as np
 from ..infra.checks import POSITIVE_INT, add_params, from_args, threads_int
 from ..infra.files import check_output, npz_headers, save_npz
-from ..theory.config import (SCHEME_NAMES, ProtocolConfig, Scheme, Stage2Config, protocol_config,
-                                       protocol_stage2)
+from ..theory.config import (SCHEME_NAMES, ProtocolConfig, Scheme, Stage2Config, protocol_stage2)
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #33bfcfb0
 # Stage2Config's fields on the command line (the protocol sets stop_gap from --final-margin)

@@ -13,7 +13,6 @@ import torch
 from ..infra import guards
 from . import kernel
 from ..infra.checks import SEED_MAX
-from ..infra.files import write_json
 from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
                                      pool_reference, reference_loss_and_grads)
 from .models import OneLayerAttention

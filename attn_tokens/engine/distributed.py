@@ -57,7 +57,7 @@ def init(timeout=300.0, backend='gloo'):
     """Join the process group torchrun describes (RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT) with a
     `timeout` in seconds for a rank that hangs; return (rank, world size)."""
     if not dist.is_initialized():
-        import torch.distributed.nn.functional as _   # imported before the group: its defaults
+        import torch.distributed.nn.functional as _  # noqa: F401  imported for its side effect, before the group: its defaults
                                                       # `group=group.WORLD` stay None (below)
         t = timedelta(seconds=timeout)
         store, rank, world = next(dist.rendezvous('env://',

@@ -165,7 +165,7 @@ def _mlp_epochs(Model, tr, x, settings, seed, ckdir, progress=False):
     best-validation parameters, the per-epoch rows, the judged epoch (None: the cap), tol, k."""
     tc = mlp_train_config(settings, tr.n, seed, str(Path(ckdir) / f'mlp_s{seed}.ckpt'), progress)
     k, tol = tc.eval_every, tc.tol
-    m = Model(tr.V, settings['d'], seed=seed); names = [n for n, _ in m.named_parameters()]
+    m = Model(tr.V, settings['d'], seed=seed)
     prev = [t.detach().clone() for t in m.parameters()]
     rows, judged = [{'epoch': 0, 'dir_change': None, **_judged_stats(m, tr, x)}], None
     for e in range(1, settings['epochs'] + 1):

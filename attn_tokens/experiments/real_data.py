@@ -161,7 +161,7 @@ def data_label(dataset: str, n_train=None) -> str:
         return (f"yelp_pool (pooled real Yelp reviews, not an official split{view}; {n_train:,} "
                 f"training reviews drawn)")
     if base == 'yelp_sentences':
-        return (f"yelp_sentences (Shen et al. 2017: single Yelp sentences, a different data set"
+        return ("yelp_sentences (Shen et al. 2017: single Yelp sentences, a different data set"
                 + (f"; {n_train:,} training sentences drawn" if n_train else '') + ')')
     return dataset
 

@@ -9,10 +9,9 @@ __all__ = ['WORD_ORDER', 'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', '
            'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_verdict', 'paper_map', 'map_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
-import json, math, re
+import json, math
 from collections import Counter
 from pathlib import Path
-from ..experiments.framework import rule_pass
 from ..data.generators import make_assumption1
 from ..data.text import load_tokenized
 from ..data.corpora import SAMPLE_DIR
@@ -22,7 +21,7 @@ from ..theory.beyond import theorem_premises, theorem_verdict
 from ..theory.any_d import MAIN_KW, MAIN_SET, d_rule, d_cells, critical_eta0
 from ..experiments.published import WORDS, QUOTES
 from .transcription import UNCHECKED
-from .rule import (THEORY_WORDS, EXPERIMENT_WORDS, annotate, differing, add_seeds, seed_results,
+from .rule import (THEORY_WORDS, annotate, differing, add_seeds, seed_results,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief)
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #5f805a27

@@ -12,9 +12,9 @@ import argparse, enum, math
 from dataclasses import dataclass, field, fields
 import numpy as np
 from ..infra.checks import (FACTOR, FLAG, FRACTION, NONNEG_INT, POSITIVE, POSITIVE_INT,
-                                      SEED, Kind, add_params, arg_type, check_int, check_number,
-                                      check_params, check_positive, from_args, param,
-                                      positive_float, threads_int)
+                                      SEED, Kind, arg_type, check_int, check_number,
+                                      check_params, check_positive, param,
+                                      positive_float)
 
 # %% ../../nbs/theory/03c_config.ipynb #671157f3
 CAP_UNTIL = 0.99     # the attention has chosen once the mean largest softmax weight reaches this

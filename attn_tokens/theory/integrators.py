@@ -7,7 +7,7 @@ __all__ = ['ARMIJO_C', 'MAX_TRIES', 'SCHEMES', 'CAPPED_ARMIJO', 'GDHistory', 'ex
            'Stage2', 'NormalisedGD', 'CappedArmijo', 'ExpEulerFlow', 'stage2']
 
 # %% ../../nbs/theory/03f_integrators.ipynb #177d572a
-import math, time, warnings
+import math, time
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 import numpy as np
@@ -15,10 +15,10 @@ from fastcore.basics import patch
 import torch
 from tqdm.auto import tqdm
 from .max_margin import selection
-from .stage2 import p_hessian, p_loss_and_grad, selection_mass
+from .stage2 import p_loss_and_grad, selection_mass
 from .token_space import RowSpace
 from ..data.tokenset import TokenSet, token_ids
-from .config import SCHEME_NAMES, SCORE_CAP, Scheme, Stage2Config
+from .config import SCORE_CAP, Scheme, Stage2Config
 
 # %% ../../nbs/theory/03f_integrators.ipynb #b0c3d7e1
 @dataclass

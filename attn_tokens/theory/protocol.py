@@ -6,13 +6,13 @@
 __all__ = ['SELECTED_MASS', 'ProtocolResult', 'reached_selection', 'stage2_config', 'run_protocol', 'tie_scores', 'result_arrays']
 
 # %% ../../nbs/theory/03c_protocol.ipynb #11096b6b
-import argparse, json, math, sys, time
-from dataclasses import dataclass, fields, replace
+import json, math, time
+from dataclasses import dataclass, replace
 import numpy as np
 from fastcore.basics import patch
 import torch
 from ..engine import core
-from ..infra.files import json_safe, save_npz
+from ..infra.files import json_safe
 from ..infra.checks import check_int
 from .stage1 import (one_step_error_bound, one_step_prediction,
                                        one_step_relative_error, stage1_step)
@@ -25,7 +25,7 @@ from ..data.tokenset import TokenSet
 from .eta0 import eta0_exact_threshold, eta0_threshold
 from .any_d import draw_init, score_noise
 from .config import (LR, ProtocolConfig, Scheme, Stage2Config, protocol_config,
-                                       protocol_stage2, resolve_init)
+                                       resolve_init)
 
 
 # %% ../../nbs/theory/03c_protocol.ipynb #7c03afb0
