@@ -294,6 +294,31 @@ def _failing(claims) -> list:
     return (['## Failing claims', '', *L, ''] if L else [])
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #af060be0
+def _experiment_md(n, r) -> list:
+    """The report's section of experiment `n` (its entry `r`): how and when it ran, its data, why it did not run, its
+    other seeds, notes, main numbers and figures (markdown lines)."""
+    L = [f"### {n} ({r['status']}, {r.get('seconds', 0):.1f} s)", '',
+         f"size `{r.get('size')}`, seed {r.get('seed')}, attn_tokens {r.get('version')}, "
+         f"torch {r.get('torch')} ({r.get('threads')} threads), started {r.get('started')}.",
+         '']
+    if r.get('data'): L += ['Data: ' + '; '.join(r['data']) + '.', '']
+    if 'reason' in r: L += [f"Not run: {r['reason']}", '']
+    if r.get('seed_runs'):
+        L += ["Unsettled by one seed, run again on seeds "
+              + ', '.join(f"{s} ({o['status']}, {o.get('seconds', 0):.1f} s)" for s, o in r['seed_runs'].items())
+              + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
+              f"(the ledger lists the values).", '']
+    if r.get('notes'): L += [r['notes'], '']
+    nums = r.get('numbers', {})
+    keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged',
+                        'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
+                        'test_acc_trained', 'test_acc_frozen', 'gap', 'ratio_spread_v',
+                        'ratio_spread_p', 'ratio_rel_spread_v') if k in nums]
+    # agreement with a published table (Spearman, Pearson)
+    keys += sorted(k for k in nums if k.startswith('vs_paper_'))
+    if keys: L += [', '.join(f"{k} = {_fmt(nums[k])}" for k in keys), '']
+    return L + [f"![{n}]({p})" for p in r.get('figures', [])] + ([''] if r.get('figures') else [])
+
 def report_md(res) -> str:
     """The report: the paper's claims, then ours, each with measured value, rule, pass/fail and the
     same statistic on the paper's published numbers; the failing claims; per-experiment notes,
@@ -327,28 +352,7 @@ def report_md(res) -> str:
               "Checks we add; a failure here is not a finding about the paper.", '',
               *_claim_table(ours)]
     L += _failing(claims) + ['## Experiments', '']
-    for n, r in ex.items():
-        L += [f"### {n} ({r['status']}, {r.get('seconds', 0):.1f} s)", '',
-              f"size `{r.get('size')}`, seed {r.get('seed')}, attn_tokens {r.get('version')}, "
-              f"torch {r.get('torch')} ({r.get('threads')} threads), started {r.get('started')}.",
-              '']
-        if r.get('data'): L += ['Data: ' + '; '.join(r['data']) + '.', '']
-        if 'reason' in r: L += [f"Not run: {r['reason']}", '']
-        if r.get('seed_runs'):
-            L += ["Unsettled by one seed, run again on seeds "
-                  + ', '.join(f"{s} ({o['status']}, {o.get('seconds', 0):.1f} s)" for s, o in r['seed_runs'].items())
-                  + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
-                  f"(the ledger lists the values).", '']
-        if r.get('notes'): L += [r['notes'], '']
-        nums = r.get('numbers', {})
-        keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged',
-                            'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
-                            'test_acc_trained', 'test_acc_frozen', 'gap', 'ratio_spread_v',
-                            'ratio_spread_p', 'ratio_rel_spread_v') if k in nums]
-        # agreement with a published table (Spearman, Pearson)
-        keys += sorted(k for k in nums if k.startswith('vs_paper_'))
-        if keys: L += [', '.join(f"{k} = {_fmt(nums[k])}" for k in keys), '']
-        L += [f"![{n}]({p})" for p in r.get('figures', [])] + ([''] if r.get('figures') else [])
+    for n, r in ex.items(): L += _experiment_md(n, r)
     if len(diagnostics_runs(res)) >= 2:
         L += ['## Diagnostics', '', 'Shape statistics (Spearman of the E^T v bin means, U ratio of '
                                     'E^T p, relative spread of E^T v) against test accuracy, one '
