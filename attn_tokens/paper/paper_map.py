@@ -108,7 +108,7 @@ def ledger_md(res) -> list:
                          f"{_f(c.get('paper_value'))}"
                          + (f". Note: {c['note']}" if c.get('note') else ''))
     L = ["## The ledger: the authors' sentences and the claims that check them", '',
-         "How the words become rules (`paper.WORDS`): "
+         "How the words become rules (`published.WORDS`): "
          + '; '.join(f'"{w}": {t}' for w, (t, _) in WORDS.items()) + '.', '']
     for k, q in QUOTES.items():
         cl = by_q.pop(k, [])
