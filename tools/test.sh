@@ -29,6 +29,7 @@ if [ "${CI:-}" = "true" ]; then
   fi
   echo "== reading rules of the notebooks and the library (tools/check_layout.py)"
   python tools/check_layout.py
+  python tools/check_layout.py --self-test     # the summary rule against nbdev's own export, on made-up notebooks
 fi
 
 echo "== notebook tests (nbdev; a line per notebook as it finishes)"
