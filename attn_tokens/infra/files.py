@@ -46,7 +46,7 @@ def figure_dir(folder='../figures') -> Path:
     Path(folder).mkdir(parents=True, exist_ok=True)
     return Path(folder)
 
-# %% ../../nbs/infra/00_files.ipynb #3e465c79
+# %% ../../nbs/infra/00_files.ipynb #2bc2b3f9
 _FULL = (errno.ENOSPC, errno.EDQUOT)
 _TORCH_WRITER = ('inline_container', 'PytorchStreamWriter', 'file write failed')
 
