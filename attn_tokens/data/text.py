@@ -145,7 +145,7 @@ def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = 
     keep = np.flatnonzero(lengths > 0)
     return pad_tokens(flat, lengths[keep], max_len), torch.from_numpy(keep)
 
-# %% ../../nbs/data/01b_text.ipynb #91449d66
+# %% ../../nbs/data/01b_text.ipynb #783a64b3
 def token_data(texts: Sequence[str], labels, vocab=None, min_count: int = 1, max_size: Optional[int] = None,
                max_len: Optional[int] = None, tokenizer: Optional[Tokenizer] = None,
                n_classes: Optional[int] = None) -> TokenData:
