@@ -18,7 +18,7 @@ SUBCOMMANDS = {
     'reproduce': ('attn_tokens.experiments.reproduce',
                   "rerun the paper's and the rebuttal's experiments; write figures, results.json "
                   "and report.md"),
-    'select': ('attn_tokens.experiments.select',
+    'select': ('attn_tokens.commands.select',
                'train the model on your labelled texts; write the tokens attention selects, '
                'figures and a highlighted report page'),
 }
@@ -30,8 +30,8 @@ LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args',
                  'bench': 'attn_tokens.engine.bench_args',
                  'theory': 'attn_tokens.theory.theory_args'}
 # the subcommands whose module declares its arguments with the light module's own cli_parser (tested
-# below), so that their help is built without the import; select's defaults live in its module
-LIGHT_HELP = ('reproduce', 'bench', 'theory')
+# below), so that their help is built without the import
+LIGHT_HELP = ('select', 'reproduce', 'bench', 'theory')
 
 def _check_env():
     """The package's environment variables, checked before any work (a bad value is a ValueError
