@@ -25,7 +25,7 @@ SUBCOMMANDS = {
 
 # %% ../nbs/infra/09_cli.ipynb #554a076d
 # arguments declared, and checked where they need no torch (cli_check), without importing torch
-LIGHT_PARSERS = {'select': 'attn_tokens.experiments.select_args',
+LIGHT_PARSERS = {'select': 'attn_tokens.commands.select_args',
                  'reproduce': 'attn_tokens.experiments.reproduce_args',
                  'bench': 'attn_tokens.engine.bench_args',
                  'theory': 'attn_tokens.theory.theory_args'}

@@ -20,9 +20,9 @@ from ..data.tokens import TokenData
 from ..engine import core
 from ..engine.models import OneLayerAttention
 from ..infra import checks
-from ..experiments import select_args
-from ..experiments.select_args import DataError
-from ..experiments import select_baselines as baselines
+from . import select_args
+from .select_args import DataError
+from . import select_baselines as baselines
 from .select_input import data_fingerprint, duplicates_note, no_words_why, prepare, read_data
 from .select_page import Highlight, save, summary_lines, word_spans
 from ..experiments.train import TrainConfig, evaluate, train

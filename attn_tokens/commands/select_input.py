@@ -16,7 +16,7 @@ import torch
 
 # %% ../../nbs/commands/10e_select_input.ipynb #cdnew0005
 from ..data import corpora, text
-from ..experiments.select_args import DataError, check_data
+from .select_args import DataError, check_data
 
 # %% ../../nbs/commands/10e_select_input.ipynb #6920d82e
 FORMATS = {'.csv': 'csv', '.tsv': 'csv', '.jsonl': 'json', '.json': 'json', '.parquet': 'parquet'}

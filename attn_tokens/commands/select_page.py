@@ -18,8 +18,8 @@ import torch
 from ..data import stats
 from ..infra import files
 from ..experiments.analysis import plot_importance
-from ..experiments.select_args import DEFAULTS_RULE, check_out
-from ..experiments import select_baselines as baselines
+from .select_args import DEFAULTS_RULE, check_out
+from . import select_baselines as baselines
 
 # %% ../../nbs/commands/10e_select_page.ipynb #97d7175b
 _SHADE = '255, 140, 0'    # the highlight colour (orange), as r, g, b
@@ -179,12 +179,12 @@ def claim_text(c: dict) -> str:
 def u_note(shape: dict) -> str | None:
     "The U claim's gap against the words' spread (two classes, when defined); else None."
     if not shape or shape.get('u_ratio') is None or not shape['u_ratio'] == shape['u_ratio']: return None
-    small = (": less than one, a small U beside the scatter of the words in the figure"
+    small = (": under one in size, small beside the scatter of the words in the figure"
              if abs(shape['u_ratio']) < 1 else "")
     return (f"the U claim compares the mean of the outer bin means (|importance| ≥ 0.6) with that of the "
             f"middle ones (≤ 0.2), the dashed levels of the figure; over the words themselves, the "
-            f"{shape['n_outer']:,} outer words' Eₛᵀp lie {shape['u_gap']:+.3g} from the {shape['n_middle']:,} "
-            f"middle ones', {shape['u_ratio']:+.2f} pooled standard deviations{small}")
+            f"{shape['n_outer']:,} outer words' mean Eₛᵀp minus the {shape['n_middle']:,} middle ones' is "
+            f"{shape['u_gap']:+.3g}, {shape['u_ratio']:+.2f} pooled standard deviations{small}")
 
 # %% ../../nbs/commands/10e_select_page.ipynb #cdnew0040
 def mpl_text(x) -> str:
@@ -198,7 +198,8 @@ def _u_levels(ax, shape):
     o, mid = m[np.abs(c) >= 0.6], m[np.abs(c) <= 0.2]
     if not (len(o) and len(mid)): return
     kw = dict(colors='C3', linestyles='--', lw=1.2)
-    ax.hlines([o.mean()] * 2, [-1, 0.6], [-0.6, 1], label='outer bins (mean)', **kw)
+    sides = [(a, b) for a, b, has in ((-1, -0.6, (c <= -0.6).any()), (0.6, 1, (c >= 0.6).any())) if has]
+    ax.hlines([o.mean()] * len(sides), *zip(*sides), label='outer bins (mean)', **kw)
     ax.hlines(mid.mean(), -0.2, 0.2, label='middle bins (mean)', **{**kw, 'colors': 'C2'})
     ax.legend(fontsize=7, loc='best')
 
@@ -217,6 +218,9 @@ def figures(r) -> dict:
         f = plot_importance(x, {v[0]: v[1], r'$E_s^\top p$': sc['p']},
                             xlabel=mpl_text(f'importance P({c1} | s) − P({c0} | s)'))
         _u_levels(f.axes[1], r.numbers['shape'])
+        if prior:                                   # where a word unrelated to the label lies
+            for ax in f.axes: ax.axvline(r.numbers['class_shares'][1] - r.numbers['class_shares'][0],
+                                         color='0.4', ls=':', lw=1)
         figs = {'Eₛᵀv and Eₛᵀp against importance': f}
     else:
         lo, imp = -1 / (len(r.classes) - 1), ts.importance
