@@ -330,15 +330,17 @@ def duplicates_note(dup: dict | None) -> str | None:
     parts, m = [], dup['most']
     if dup['n_copies']:
         more = ', ...' if m['n'] > len(m['rows']) else ''
-        parts.append(f"{dup['n_copies']:,} training texts are copies of {dup['n_distinct']:,} distinct "
+        parts.append(f"{dup['n_copies']:,} {'' if dup.get('held_out') else 'training '}texts are copies of "
+                     f"{dup['n_distinct']:,} distinct "
                      f"text{'s' if dup['n_distinct'] > 1 else ''} ({dup['n_mixed']:,} with more than one "
                      f"label); the most copied, rows {', '.join(map(str, m['rows']))}{more}: {m['n']:,} "
                      f"copies of {m['text']!r}, labelled {' and '.join(m['labels'])}")
     if dup['n_test_in_train']:
-        parts.append(f"{dup['n_test_in_train']:,} test texts (test rows "
-                     f"{', '.join(map(str, dup['test_rows']))}{', ...' if dup['n_test_in_train'] > 5 else ''}) "
-                     f"copy a training text, so the test accuracy is partly measured on texts the model "
-                     f"trained on")
+        rows = ', '.join(map(str, dup['test_rows'])) + (', ...' if dup['n_test_in_train'] > 5 else '')
+        where = (f"test rows {rows}" if not dup.get('held_out') else
+                 f"rows {rows} of the data, held out" if dup['test_rows'] else "held out")
+        parts.append(f"{dup['n_test_in_train']:,} test texts ({where}) copy a training text, so the test "
+                     f"accuracy is partly measured on texts the model trained on")
     return '; '.join(parts) or None
 
 # %% ../../nbs/commands/10e_select_input.ipynb #e8644856
@@ -378,6 +380,9 @@ def prepare(texts, labels, test_texts, test_labels, seed, skip_empty, where, cla
         tr, te = holdout(len(texts), seed)
         test_texts, test_labels = [texts[i] for i in te], [labels[i] for i in te]
         texts, labels = [texts[i] for i in tr], [labels[i] for i in tr]
+        seen = {t.strip() for t in texts}        # held-out copies of training texts, rows as given
+        leak = [int(te[i]) for i, t in enumerate(test_texts) if t.strip() in seen]
+        dup.update(n_test_in_train=len(leak), test_rows=leak[:5] if not n_empty else [], held_out=True)
     else:
         test_texts, test_labels, e2 = clean_texts(test_texts, test_labels, f"{where} (test split)",
                                                   skip_empty)
