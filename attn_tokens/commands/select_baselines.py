@@ -15,7 +15,7 @@ import scipy.stats
 # %% ../../nbs/commands/10h_select_baselines.ipynb #e36eb869
 from ..data.tokens import TokenData
 from ..experiments.real_data import BOW_GRID, bow_features, fit_lr
-from ..experiments.train import TrainConfig, _split
+from ..experiments.train import TrainConfig, train_val_split
 
 # %% ../../nbs/commands/10h_select_baselines.ipynb #ed16629d
 ALPHA0 = 1000.     # the informative prior's total pseudo-count alpha_0 (our choice: a weak prior)
@@ -62,7 +62,7 @@ def classical(tr: TokenData, ts, seed: int, te: TokenData | None = None, grid=BO
     K = tr.n_classes
     out = {'alpha': _class_cols(ts.alpha, K) if K == 2 else ts.alpha_k.numpy(),
            'log_odds_z': log_odds_z(ts.counts.numpy())}
-    fit_i, val_i = (i.numpy() for i in _split(tr.n, TrainConfig(seed=seed)))
+    fit_i, val_i = (i.numpy() for i in train_val_split(tr.n, TrainConfig(seed=seed)))
     y, info = tr.labels.numpy(), {}
     for name, feats in (('lr_phi', bow_features), ('lr_binary', presence)):
         lr, C, vl, secs = fit_lr(feats(tr), y, fit_i, val_i, grid, f'select ({name})', stop_early=True)
