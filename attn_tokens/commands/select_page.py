@@ -94,16 +94,20 @@ def balance_note(numbers: dict, train: str = 'one-step') -> str | None:
     split (`unbalanced`): what the imbalance does to Eₛᵀv under the training `train`, and what the page
     shows instead, in one paragraph; else None."""
     w, n = numbers['class_shares'], numbers['n_train']
-    if len(w) != 2 or not unbalanced(numbers): return None
+    if not unbalanced(numbers): return None
+    read = ("Eₛᵀv with the class prior removed (less its least-squares fit a + b βₛ over the vocabulary, "
+            "βₛ the word's average frequency); tokens.csv has both.")
+    if len(w) != 2:
+        return (f"the classes are unbalanced: shares {', '.join(f'{x:.3f}' for x in w)} over {n:,} training "
+                f"texts. The model has no bias term (the paper's model), so the class prior shifts every "
+                f"frequent word's Eₛᵀvₖ toward the larger classes. The tables and the figure show the centred {read}")
     g = w[1] - w[0]
     step = (" The one step on E moves every word toward the larger class in proportion to its "
             "frequency (the signed frequency of Lemma 4.1 is not centred), and training v "
             "afterwards takes much of that back, not always all." if train == 'one-step' else "")
     return (f"the classes are unbalanced: P(1) - P(0) = {g:+.3f} over {n:,} training texts. The "
             f"model has no bias term (the paper's model), so a word unrelated to the label has "
-            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0.{step} The tables and the figure show "
-            f"Eₛᵀv with the class prior removed (less its least-squares fit a + b βₛ over the "
-            f"vocabulary, βₛ the word's average frequency); tokens.csv has both.")
+            f"importance P(1|s) - P(0|s) near {g:+.3f}, not 0.{step} The tables and the figure show {read}")
 
 # %% ../../nbs/commands/10e_select_page.ipynb #cdnew0031
 def cap_note(numbers: dict, train: str) -> str | None:
