@@ -12,7 +12,9 @@ Outcome: 'reached' (every sequence selects its relevant token), 'failed' (some s
 count and the classes that lose every relevant token are recorded). Written atomically after every set.
 Second part, the 03i example's dependence on EPS: at its eta0 = 548.5714285714286 (c = 6), EPS = 1e-2, 1e-3, ...,
 1e-12 and 0, noise seeds 0..4 (five draws of xi, five sign patterns), the same outcome per run.
-Usage: nice -n 19 python tools/measure/window_mechanism.py nbs/measured/window_mechanism.json"""
+Usage: nice -n 19 python tools/measure/window_mechanism.py nbs/measured/window_mechanism.json
+[--sets A,B] [--no-eps-scan] (a part only, e.g. to run parts in several processes into several files; the file the
+notebooks read holds every part)"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import torch
@@ -63,6 +65,8 @@ def window(tokens, labels, V, eps):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0]); ap.add_argument('out')
+    ap.add_argument('--sets', default=None, help='comma-separated set names: only these windows (default: all)')
+    ap.add_argument('--no-eps-scan', action='store_true', help='skip the second part')
     a = ap.parse_args()
     from attn_tokens.infra.files import write_json
     torch.set_num_threads(1)
@@ -71,6 +75,7 @@ def main():
                        protocol='run_protocol(tokens, labels, V=V, d=inf, seed=0, eta0=eta0, score_noise=eps)')
     out.setdefault('windows', {})
     for name, (t, l, V) in sets().items():
+        if a.sets and name not in a.sets.split(','): continue
         for eps in EPSS:
             k = f'{name}|{eps:g}'
             if k in out['windows']: continue
@@ -79,7 +84,7 @@ def main():
             write_json(a.out, out)
             print(k, w['edges'], f"{time.process_time() - t0:.0f} s", flush=True)
 
-    if 'eps_scan' not in out:
+    if 'eps_scan' not in out and not a.no_eps_scan:
         t, l, V = sets()['03i']; scan = []
         for eps in EPS_SCAN:
             for seed in (range(5) if eps else range(1)):
