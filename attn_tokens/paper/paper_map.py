@@ -329,10 +329,11 @@ def d_limit_verdict(measured, name='d_limit.json'):
     if 'counterexample' in head:
         lines.append(f"fails at every d tried (and at d = inf with the scores perturbed) at eta0 = "
                      f"{', '.join(f'{e:g}' for e, _ in head['counterexample'])}, inside every premise of our "
-                     "reconstruction (which bounds eta0 from below only): the theorem needs an upper bound "
-                     "on eta0, or it is false")
+                     "reconstruction (which bounds eta0 from below only); the failures form a bounded window "
+                     "in eta0 (03k: a large enough eta0 provably excludes them): a counterexample to our "
+                     "reconstruction on that window")
     crit = critical_eta0(j['runs'].values(), MAIN_SET)
-    if crit: lines.append(f"critical eta0 at d = inf (scores perturbed by {j['meta']['eps']:g}) in "
+    if crit: lines.append(f"the window's lower edge (critical eta0) at d = inf (scores perturbed by {j['meta']['eps']:g}) in "
                           f"({crit[0]:g}, {crit[1]:g}]")
     return word, (f"{name} (along d, 03h's rule): " + '; '.join(lines) + ('. ' if lines else '')
                   + ('; '.join(parts) or 'no run finished'))
