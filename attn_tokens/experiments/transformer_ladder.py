@@ -389,7 +389,7 @@ def plot_ladder(summ: dict, path=None, title=''):
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #08452e44
 LADDER_SETS = ('imdb', 'yelp_sentences')     # the data sets (real_data.DATASET keys), in this order
 LADDER_SIZES = {   # per size: subsets, vocabulary cut, width, heads, optimizer, decay, seeds, p_mm sample
-    # quick: a smoke test of the code (one seed, a few steps, no claim judged: issue 49), a second or two of CPU
+    # quick: a smoke test of the code (one seed, a few steps, no claim judged), a second or two of CPU
     'quick': dict(n_train=80, n_test=80, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=16,
                   d=8, heads=2, steps=6, lr=0.02, wd=0.1, batch_size=None, seeds=(0,),
                   mm_n=20, n_track=2),
