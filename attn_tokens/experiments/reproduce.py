@@ -21,8 +21,8 @@ from .train import CheckpointError, load_ckpt
 from .framework import (ExpConfig, Skip, EXPERIMENTS, judged, claim_words, count_claims,
                                                plural, rule_word)
 from .analysis import plot_diagnostics
-from .verdicts import (add_seeds, annotate, differing, ledger_md, needs_seeds, seed_results,
-                                              quote_plain)
+from ..paper.rule import add_seeds, annotate, differing, needs_seeds, seed_results
+from ..paper.paper_map import ledger_md, quote_plain
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',
