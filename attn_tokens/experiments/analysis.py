@@ -192,27 +192,22 @@ def diagnostics(model, train_data, test_data=None, run: str = '') -> dict:
 
 def plot_diagnostics(results: list, path=None, keys=('spearman_v_bins', 'u_ratio', 'rel_spread_v'),
                      title=''):
-    """Each statistic in `keys` against test accuracy, one point per result dict (from `diagnostics`), told
-    apart by colour and marker and named once in a legend below the panels (labels beside the points
-    overlapped where runs lie close); saved to `path`."""
+    """Each statistic in `keys` against test accuracy, one labelled point per result dict (from
+    `diagnostics`); saved to `path`."""
     import matplotlib.pyplot as plt
     bad = [i for i, r in enumerate(results) if 'test_acc' not in r or any(k not in r for k in keys)]
     if bad:
         raise ValueError(f"plot_diagnostics: results {bad} lack 'test_acc' or one of {keys}; make "
                          f"them with diagnostics(model, train, test)")
-    ncol = 3 if len(results) > 8 else 2
-    rows = -(-len(results) // ncol)                         # legend rows below the panels
-    fig, axs = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4 + 0.22 * rows), squeeze=False)
-    marks = 'osD^vP*Xph'
+    fig, axs = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4), squeeze=False)
     for ax, k in zip(axs[0], keys):
         for i, r in enumerate(results):
-            ax.scatter(r['test_acc'], r[k], color=f'C{i % 10}', marker=marks[(i // 10) % len(marks)],
-                       label=str(r.get('run', i)))
+            ax.scatter(r['test_acc'], r[k], color=f'C{i % 10}')
+            ax.annotate(str(r.get('run', i)), (r['test_acc'], r[k]), fontsize=7, xytext=(3, 3),
+                        textcoords='offset points')
         ax.set_xlabel('test accuracy'); ax.set_ylabel(k)
     if title: fig.suptitle(title)
-    h, lab = axs[0, 0].get_legend_handles_labels()
-    fig.legend(h, lab, loc='lower center', ncol=ncol, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, (0.22 * rows + 0.1) / (3.4 + 0.22 * rows), 1, 1))
+    fig.tight_layout()
     if path is not None:
         files.save_figure(fig, path)
     return fig
