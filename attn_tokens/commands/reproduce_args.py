@@ -49,8 +49,9 @@ def check_out(out, ckpt_dir=None) -> Path:
 def cli_parser(p: argparse.ArgumentParser):
     "Arguments of `attn-tokens reproduce`."
     p.add_argument('--quick', action='store_true',
-                   help='small sizes (synthetic data, local real-data subsets; IMDB downloaded if '
-                        'not local and the Hub is reachable)')
+                   help='a check of the code on a sample, in seconds; it judges no claim: small sizes '
+                        '(synthetic data, local real-data subsets; IMDB from the Hub if reachable, else the '
+                        'IMDB sample shipped with the package)')
     p.add_argument('--offline', action='store_true',
                    help='never download (sets HF_HUB_OFFLINE=1): real data from local copies only')
     p.add_argument('--size', choices=('quick', 'ci', 'full'), default=None,
@@ -70,9 +71,12 @@ def cli_parser(p: argparse.ArgumentParser):
                         'within 0.05 of its threshold, or a run cut short by its step cap): run again '
                         'on seed+1 .. seed+N-1, each claim judged over all N (default: 3 at size '
                         'full; 1 at quick and ci, which check the code, not the claims)')
-    p.add_argument('--threads', type=threads_int, default=2, help='torch threads (default 2)')
+    p.add_argument('--threads', type=threads_int, default=None,
+                   help='torch threads (default: 1 at --quick and ci, whose tensors are too small to share; at '
+                        'full, the cores free now: those this process may use less the 1-minute load average)')
     p.add_argument('--no-ckpt', action='store_true', help='do not write or resume checkpoints')
-    p.add_argument('--no-progress', action='store_true', help='no progress bars')
+    p.add_argument('--no-progress', action='store_true',
+                   help='no progress bars (they are shown only when stderr is a terminal)')
     p.add_argument('--strict', action='store_true',
                    help='exit 1 also if a claim fails or an experiment was skipped')
     return p

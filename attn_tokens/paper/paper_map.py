@@ -4,14 +4,15 @@
 
 # %% auto #0
 __all__ = ['WORD_ORDER', 'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'THEORY_ROWS', 'EXPERIMENT_ROWS', 'MAP_WIDTHS',
-           'experiment_verdict', 'baseline_verdict', 'ledger_md', 'quote_md', 'run_statement1', 'run_outcome',
-           'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note',
+           'experiment_verdict', 'baseline_verdict', 'quote_md', 'quote_plain', 'ledger_md', 'run_statement1',
+           'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note',
            'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_verdict', 'paper_map', 'map_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
-import json, math
+import json, math, re
 from collections import Counter
 from pathlib import Path
+from ..experiments.framework import claim_words, count_claims
 from ..data.generators import make_assumption1
 from ..data.text import load_tokenized
 from ..data.corpora import SAMPLE_DIR
@@ -87,6 +88,33 @@ def baseline_verdict(exps, keys) -> str:
             else 'not reproduced in our setting')
     return f"{word}: not reproduced on any of ours ({each}); {_why([c for _, c in cl])}"
 
+# %% ../../nbs/paper/09b_paper_map.ipynb #6a5a466f
+MATH_IN_QUOTES = {   # the reference texts give each formula twice (as extracted, then its TeX): TeX alone
+    'EsvE_s^\\top v': '$E_s^\\top v$', 'EspE_s^\\top p': '$E_s^\\top p$',
+    'EsvkE_s^\\top v_k': '$E_s^\\top v_k$', 'αs\\alpha_s': '$\\alpha_s$',
+    'EsWKQ(2)pE_s^\\top W_{KQ}^{(2)} p': '$E_s^\\top W_{KQ}^{(2)} p$', 'with vv': 'with $v$',
+    'with pp': 'with $p$', 'class kk': 'class $k$', 'dimension dd': 'dimension $d$',
+    'Esv|E_s^\\top v|': '$|E_s^\\top v|$', 'class k.k.': 'class $k$.', 'trained pp.': 'trained $p$.'}
+
+def quote_md(q: str) -> str:
+    "A quoted sentence with its formulas as TeX (MATH_IN_QUOTES), for pages that render math."
+    for k, v in MATH_IN_QUOTES.items(): q = q.replace(k, v)
+    return q
+
+def _plain_tex(t: str) -> str:
+    "One TeX formula (without its $) in plain text, as the claims write math: E_s^T v, alpha_s, W_KQ^(2), ⟨cls⟩."
+    t = re.sub(r'\\(?:mathrm|text|mathbf|rm)\{([^{}]*)\}', r'\1', t)
+    for tex, plain in (('\\top', 'T'), ('\\langle', '⟨'), ('\\rangle', '⟩'), ('\\eta', 'eta'), ('\\alpha', 'alpha')):
+        t = t.replace(tex, plain)
+    t = re.sub(r'\\([A-Za-z]+)', r'\1', t)                       # any other command: its name
+    t = re.sub(r'\{([^{}]*)\}', r'\1', t)                          # braces around one group
+    return re.sub(r'⟨\s*(\w+)\s*⟩', r'⟨\1⟩', t).strip()
+
+def quote_plain(q: str) -> str:
+    """A quoted sentence (or a note) with its formulas in plain text (`_plain_tex`, after MATH_IN_QUOTES), for
+    report.md, which renders no TeX: "E_s^T v", as every claim of the package writes it."""
+    return re.sub(r'\$([^$]*)\$', lambda m: _plain_tex(m.group(1)), quote_md(q))
+
 # %% ../../nbs/paper/09b_paper_map.ipynb #67ee7b31
 def _f(v) -> str:
     if v is None or (isinstance(v, float) and not math.isfinite(v)): return 'n/a'
@@ -95,31 +123,31 @@ def _f(v) -> str:
 def ledger_md(res) -> list:
     """The report's ledger (markdown lines): the readings (`WORDS`), each sentence of `QUOTES` with
     the claims of `res` that check it, claims of the paper without a known sentence, and the
-    sentences no claim checks (`UNCHECKED`) with why."""
+    sentences no claim checks (`UNCHECKED`) with why; each claim in the report's words (`framework.claim_words`:
+    not judged at a quick or ci size), each quote's math in plain text (`quote_plain`)."""
     by_q = {}
     for n, r in res['experiments'].items():
         for c in r.get('claims', []):
             if c.get('by', 'paper') == 'paper':
                 by_q.setdefault(c.get('quote_key'), []).append((n, c))
-    line = lambda n, c: (f"- **{n}**: {c['claim']}: {_f(c['value'])} against `{c['rule']}` -> "
-                         f"{'pass' if c['pass'] else '**FAIL**'}"
-                         + (f" ({c['verdict']})" if c.get('verdict') else '')
-                         + f"; the paper's value "
-                         f"{_f(c.get('paper_value'))}"
+    size = lambda n: res['experiments'][n].get('size')
+    line = lambda n, c: (f"- **{n}**: {c['claim']}: {_f(c['value'])} against `{c['rule']}`: "
+                         f"{claim_words(c, size(n))}; the paper's value {_f(c.get('paper_value'))}"
                          + (f". Note: {c['note']}" if c.get('note') else ''))
     L = ["## The ledger: the authors' sentences and the claims that check them", '',
          "How the words become rules (`published.WORDS`): "
          + '; '.join(f'"{w}": {t}' for w, (t, _) in WORDS.items()) + '.', '']
     for k, q in QUOTES.items():
         cl = by_q.pop(k, [])
-        L += [f"> {q}", '', f"{sum(bool(c['pass']) for _, c in cl)} of {len(cl)} claims pass:"
+        said = count_claims((c, size(n)) for n, c in cl)
+        L += [f"> {quote_plain(q)}", '', f"{said[:1].upper()}{said[1:]}:"
               if cl else "No claim in this run (its experiments did not run).", '',
               *[line(n, c) for n, c in cl], '']
     if by_q:
         L += ["**Claims of the paper without a sentence of the ledger** (to be quoted, or ours):",
               '', *[line(n, c) for cl in by_q.values() for n, c in cl], '']
     L += ['## Sentences no claim checks', '',
-          *[f'- "{q}" ({why})' for q, why in UNCHECKED.values()], '']
+          *[f'- "{quote_plain(q)}" ({why})' for q, why in UNCHECKED.values()], '']
     return L
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #88103011
@@ -127,17 +155,6 @@ def _load(measured, name):
     "The measured JSON file `name` of folder `measured`, or None when it is not there."
     f = Path(measured) / name
     return json.loads(f.read_text()) if f.exists() else None
-
-MATH_IN_QUOTES = {   # the reference texts give each formula twice (as extracted, then its TeX): TeX alone
-    'EsvE_s^\\top v': '$E_s^\\top v$', 'EspE_s^\\top p': '$E_s^\\top p$',
-    'EsvkE_s^\\top v_k': '$E_s^\\top v_k$', 'αs\\alpha_s': '$\\alpha_s$',
-    'EsWKQ(2)pE_s^\\top W_{KQ}^{(2)} p': '$E_s^\\top W_{KQ}^{(2)} p$', 'with vv': 'with $v$',
-    'with pp': 'with $p$', 'class kk': 'class $k$', 'dimension dd': 'dimension $d$'}
-
-def quote_md(q: str) -> str:
-    "A quoted sentence with its formulas as TeX (MATH_IN_QUOTES), for pages that render math."
-    for k, v in MATH_IN_QUOTES.items(): q = q.replace(k, v)
-    return q
 
 def _quote(exps, keys, width=70):
     "The first sentence of the paper quoted by the claims of `keys` (ledger format), shortened."

@@ -6,14 +6,14 @@
 __all__ = ['token_counts', 'first_velocity', 'loss_wb', 'relevant_of', 'velocity_gap', 'inversion_eta0', 'inversion_eta0_small',
            'start_loss', 'loss_edge', 'mirror_set', 'merge_tokens', 'twin_set', 'twin_loss', 'twin_rhs', 'twin_flow']
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #2ccf44f8
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #d9c2a51d
 import math
 import numpy as np
 import torch
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #278e375b
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #2c8f4a27
 def token_counts(tokens, V):
     "C[X, s] = n_s(X), the count of token s in sequence X (padding -1 skipped), float64."
     t = np.asarray(tokens); C = np.zeros((len(t), V))
@@ -31,7 +31,7 @@ def first_velocity(tokens, labels, u, scale=1.):
     b = float(u @ q)
     return q, b, scale ** 2 * q + u * b
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #c86e389d
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #bcc5b4e2
 def loss_wb(w, beta, tokens, labels, u):
     "L at d = inf as a function of (w, beta): z = w + beta u, f_X = softmax(z_X) . u_X (torch, for autograd)."
     t = torch.as_tensor(np.asarray(tokens)); m = t >= 0; tt = t.clamp(min=0)
@@ -41,7 +41,7 @@ def loss_wb(w, beta, tokens, labels, u):
     y = 2. * torch.as_tensor(np.asarray(labels), dtype=torch.float64) - 1
     return torch.nn.functional.softplus(-y * f).mean()
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #5577115d
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #24d027fd
 def relevant_of(tokens, alpha):
     "r(X): the one token of X with alpha != 0 (Assumption 1); an error if a sequence has none or two."
     t = np.asarray(tokens); a = np.asarray(alpha); out = []
@@ -60,7 +60,7 @@ def velocity_gap(tokens, labels, alpha, eta0, xi=None, scale=1.):
     Z = np.where(t >= 0, zp[t.clip(0)], -np.inf); Z[t == r[:, None]] = -np.inf
     return float((zp[r] - Z.max(1)).min())
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #3b2b0bf8
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #8294e9dd
 def inversion_eta0(tokens, labels, alpha, hi=1e5, n_grid=400, scale=1.):
     """The smallest eta0 at which velocity_gap turns negative: a grid in log eta0 on [1, hi], then brentq
     to 1e-12 relative; inf when the gap stays positive on the grid."""
@@ -85,7 +85,7 @@ def inversion_eta0_small(tokens, labels, alpha):
             if a[s] == 0: best = min(best, 2 * math.sqrt((ar[r[i]] + bs[s]) / (abs(a[r[i]]) * abs(A))))
     return best, A
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #7ac8d885
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #baacedd0
 def start_loss(tokens, labels, alpha, eta0):
     "L(p = 0) at d = inf, eps = 0: the mean of log(1 + exp(-y f_X)), f_X the mean of u = eta0 alpha / 2 over X."
     u = eta0 / 2 * np.asarray(alpha, float); C = token_counts(tokens, len(u)); y = 2. * np.asarray(labels) - 1
@@ -99,7 +99,7 @@ def loss_edge(tokens, labels, alpha, level):
     while f(hi) > 0: hi *= 2
     return brentq(f, hi / 2, hi, xtol=1e-12, rtol=1e-12)
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #6cfce610
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #a832f78b
 def mirror_set(tokens, labels, pos, neg):
     """The positive sequences (label 1) and their mirror images (pos[k] -> neg[k], label 0): classes that are
     mirror images, so the asymmetry A is 0 exactly. Returns (tokens, labels) as int64 tensors."""
@@ -114,7 +114,7 @@ def merge_tokens(tokens, src, dst):
     t = torch.as_tensor(tokens).clone(); t[t == src] = dst
     return t
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #f4b4cfaf
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #a41de721
 def twin_set(P, N, I):
     """The symmetric twin-pair set: for each (i, j) in P x N a positive sequence (pos_i, irr_1..irr_I) and its twin
     (neg_j, irr_1..irr_I); tokens pos 0..P-1, neg P..P+N-1, irr after. Returns (tokens, labels, V)."""
@@ -133,7 +133,7 @@ def twin_loss(x, P, N, I, T=None):
     fn = un * torch.sigmoid(wn + b * un - wi - math.log(I))
     return 0.5 * (torch.nn.functional.softplus(-fp) + torch.nn.functional.softplus(fn))
 
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #6cfd2d99
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #b833c916
 def twin_rhs(P, N, I):
     "The reduced flow (w_pos, w_neg, w_irr, beta)' = -(grad / (P, N, I, 1)) of twin_loss: the full flow on the subspace."
     mult = torch.tensor([P, N, I, 1.], dtype=torch.float64)
