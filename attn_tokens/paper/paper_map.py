@@ -32,8 +32,11 @@ WORD_ORDER = ('contradicted', 'not reproduced in our setting', 'undecided', 'rep
 BASELINE = "the rebuttal's trained baseline"   # the source of the '95%' claims (no data set named)
 
 def _paper_claims(exps, keys, baseline=False):
-    "(experiment, claim) of the paper's claims of `keys`, annotated; the baseline's alone, or none of them."
-    return [(k, c) for k in keys if k in exps for c in annotate(k, exps[k]).get('claims', [])
+    "(experiment, claim) of the paper's claims of `keys` with their records (`annotate` where an entry has none); the baseline's alone, or none of them."
+    done = lambda r: all(isinstance((c.get('seeds') or [None])[0], dict) and 'verdict' in c
+                         for c in r.get('claims', []) if c.get('by', 'paper') == 'paper')
+    return [(k, c) for k in keys if k in exps
+            for c in (exps[k] if done(exps[k]) else annotate(k, exps[k])).get('claims', [])
             if c.get('by', 'paper') == 'paper' and (c.get('source') == BASELINE) == baseline]
 
 def _why(claims) -> str:
@@ -58,6 +61,13 @@ def experiment_verdict(exps, keys, most=3):
     if not cl: return f"not measured yet: no claim of the paper{tail}"
     n = Counter(c['verdict'] for _, c in cl)
     word = next(w for w in WORD_ORDER if n[w])
+    per = {}                       # the row's aggregation: per set the worst word of its claims, and a sentence
+    for k, c in cl: per.setdefault(k, Counter())[c['verdict']] += 1   # naming no set is reproduced on D if D does
+    sets = {k: next(w for w in WORD_ORDER if m[w]) for k, m in per.items()}
+    good = [k for k, w in sets.items() if w == 'reproduced']
+    if len(sets) > 1 and good and word != 'reproduced':
+        word = f"reproduced on {', '.join(good)}"
+        tail = f"; per set: {', '.join(f'{k} {w}' for k, w in sets.items())}" + tail
     bad = [(k, c) for k, c in cl if c['verdict'] != 'reproduced']
     more = f"; and {len(bad) - most} more" if len(bad) > most else ''
     counts = ', '.join(f"{n[w]} {w}" for w in reversed(WORD_ORDER) if n[w])
