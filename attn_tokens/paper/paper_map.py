@@ -4,10 +4,10 @@
 
 # %% auto #0
 __all__ = ['WORD_ORDER', 'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'LADDER_QUOTES', 'THEORY_ROWS', 'EXPERIMENT_ROWS',
-           'MAP_WIDTHS', 'experiment_verdict', 'baseline_verdict', 'ledger_md', 'quote_md', 'run_statement1',
+           'MAP_WIDTHS', 'DETAILS', 'experiment_verdict', 'baseline_verdict', 'ledger_md', 'quote_md', 'run_statement1',
            'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note',
-           'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'ladder_verdict', 'paper_map',
-           'map_markdown']
+           'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'frozen_verdict',
+           'ladder_verdict', 'paper_map', 'short_verdict', 'map_markdown', 'details_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -25,7 +25,7 @@ from ..experiments.published import WORDS, QUOTES
 from .transcription import UNCHECKED
 from .rule import (THEORY_WORDS, EXPERIMENT_WORDS, annotate, differing, add_seeds, seed_results,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief,
-                                    claim_id, settings_record, record_word)
+                                    claim_id, settings_record, record_word, record_reasons)
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #5f805a27
 WORD_ORDER = ('contradicted', 'not reproduced in our setting', 'undecided', 'reproduced')
@@ -431,6 +431,27 @@ def ladder_paper(r: dict) -> dict:
         c['verdict'] = record_word(c)
     return r
 
+def frozen_verdict(exps: dict, keys=('frozen_study', 'frozen_embeddings')) -> str:
+    """The frozen sentences' verdict: from the frozen-embedding study (`exps['frozen_study']`, the records of
+    tools/measure/frozen_study.py's `nbs/measured/frozen_study.json`, which `paper_map` loads) where it is
+    measured, each claim's word by `record_word` from its record alone and the row's the worst; else from the
+    reproduce run's frozen_embeddings entry (`experiment_verdict`)."""
+    st = exps.get(keys[0])
+    if not st or not st.get('claims'): return experiment_verdict(exps, keys[1:])
+    cl = st['claims']
+    words = [record_word(c) for c in cl]
+    word = next(w for w in WORD_ORDER if w in words)
+    V = next((s.get('V') for s in cl[0]['settings'] if s['setting'] == 'vocabulary'), None)
+    each = '; '.join(f"{c['claim'].rpartition(': ')[2].split(' (')[0]}: "
+                     + ', '.join('none' if s.get('value') is None else f"{s['value']:.3g}" for s in c['seeds'])
+                     + f" against {c['rule']} ({len(c['seeds'])} seeds, {sum(s['converged'] is True for s in c['seeds'])}"
+                     f" converged; {w})" for c, w in zip(cl, words))
+    why = [r for c in cl for r in record_reasons(c['settings'])]
+    left = st.get('remaining')
+    return (f"{word}: frozen_study.json, IMDB every token (V = {V:,}), d = 2048: {each}"
+            + (f"; {'; '.join(dict.fromkeys(why))}" if why and word != 'reproduced' else '')
+            + (f"; partial: {len(left) if isinstance(left, list) else left} runs to go" if left else ''))
+
 def ladder_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
     """The paper map's verdict cell for the transformer ladder (experiment `keys[0]` of a reproduce report's
     experiments; 08a_transformer_ladder): per kind of claim, how many (rung, data set) pairs got each word
@@ -500,8 +521,8 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
      (_EX + '06_real_data.ipynb',)),
     (r'One-step protocol: per-bin spread reduced (8 times for $v$, 6 for $p$)', 'rebuttal (Q3)',
      ('one_step_protocol',), (_EX + '08a_ablations.ipynb',)),
-    ('Frozen random embeddings: about 72% against 95% trained', 'rebuttal', ('frozen_embeddings',),
-     (_EX + '08a_ablations.ipynb',)),
+    ('Frozen random embeddings: about 72% against 95% trained', 'rebuttal', ('frozen_study', 'frozen_embeddings'),
+     (_EX + '08a_ablations.ipynb',), frozen_verdict),
     (r'Two-layer model: $E_s^\top v$, $E_s^\top W_{KQ}^{(2)} p$ as in Figure 1, its tables',
      'rebuttal (Q2)', ('two_layer',), (_EX + '08_extensions.ipynb',)),
     (r'MLP after the softmax: $E_s^\top p$ still selects, $E_s^\top v$ less evidently monotone',
@@ -527,22 +548,78 @@ def paper_map(measured) -> list:
             for s, w, o, c, f in THEORY_ROWS]
     exps = (_load(measured, 'reproduce_full.json') or {}).get('experiments', {})
     add_seeds(exps, seed_results(exps))      # each unsettled claim judged over every seed reproduce ran
+    study = _load(measured, 'frozen_study.json')
+    if study: exps = dict(exps, frozen_study=dict(study, status='ok'))
     if 'transformer_ladder' in exps: ladder_paper(exps['transformer_ladder'])   # the authors' sentences it restates
     judge = lambda row: (row[4:] or (experiment_verdict,))[0](exps, row[2])
-    return rows + [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),
-                        checked=', '.join(map(_link, row[3])), verdict=judge(row))
-                   for row in EXPERIMENT_ROWS]
+    rows += [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),
+                  checked=', '.join(map(_link, row[3])), verdict=judge(row))
+             for row in EXPERIMENT_ROWS]
+    for i, r in enumerate(rows):
+        r['anchor'] = _slug(i, r['statement'])
+        r['reads'] = _reads(r['verdict']) or (['reproduce_full.json'] if i >= len(THEORY_ROWS) else [])
+    return rows
 
-MAP_WIDTHS = (20, 16, 18, 46)   # per cent of the page's width: Statement, Stated, Checked, Verdict
+def _slug(i, statement) -> str:
+    "A row's anchor on the verdicts page: its number and the first words of its statement."
+    return f"row-{i}-" + '-'.join(re.findall(r'[a-z0-9]+', statement.lower())[:4])
 
-def map_markdown(rows) -> str:
-    """The rows of `paper_map` as a Markdown table, the verdict's first word in bold; the dashes of its rule
-    line are MAP_WIDTHS (pandoc sizes the columns of a wide table by them)."""
+def _reads(text) -> list:
+    "The measured files a verdict reads (the names it cites), in order."
+    return list(dict.fromkeys(re.findall(r'\b[a-z0-9_]+\.json\b', text)))
+
+def _clauses(rest) -> list:
+    "A verdict's clauses: split at '; ' outside parentheses."
+    out, depth, cur = [], 0, ''
+    for i, ch in enumerate(rest):
+        depth += (ch == '(') - (ch == ')')
+        if ch == ';' and depth == 0 and rest[i + 1:i + 2] == ' ': out.append(cur); cur = ''; continue
+        cur += ch
+    return [c.strip() for c in out + [cur] if c.strip()]
+
+def short_verdict(text: str, most: int = 40) -> str:
+    """A verdict cut to its word and its first clauses, `most` words at most (the full text is one click away):
+    clauses (at '; ' outside parentheses) are kept whole while they fit; the first is cut at `most` words if it
+    alone is longer, its open parentheses closed."""
+    word, _, rest = text.partition(': ')
+    out, n = [], len(word.split())
+    for cl in _clauses(rest):
+        k = len(cl.split())
+        if n + k > most:
+            if not out:
+                cut = ' '.join(cl.split()[:most - n]) + ' ...'
+                out.append(cut + ')' * max(0, cut.count('(') - cut.count(')')))
+            break
+        out.append(cl); n += k
+    return word + (': ' + '; '.join(out) if out else '')
+
+MAP_WIDTHS = (30, 18, 52)   # per cent of the page's width: Statement, Checked, Verdict
+DETAILS = 'paper/09b_paper_map.ipynb'   # the verdicts page, from nbs/ (where the home page is)
+
+def map_markdown(rows, details=DETAILS) -> str:
+    """The rows of `paper_map` as a Markdown table, one line a row: the statement, where it is checked, the
+    verdict's word in bold with its deciding clause (`short_verdict`, 40 words at most) and a link to the row's
+    detail on the verdicts page; the dashes of its rule line are MAP_WIDTHS (pandoc sizes the columns of a wide
+    table by them)."""
     cell = lambda s: str(s).replace('|', r'\|')
     plain = lambda s: cell(s).replace('*', r'\*')      # eta*: an asterisk, not emphasis
-    out = ['| Statement | Stated | Checked | Verdict |', '|' + '|'.join('-' * w for w in MAP_WIDTHS) + '|']
+    out = ['| Statement | Checked | Verdict |', '|' + '|'.join('-' * w for w in MAP_WIDTHS) + '|']
     for r in rows:
-        w, _, rest = r['verdict'].partition(': ')
-        out.append(f"| {cell(r['statement'])} | {cell(r['stated'])} | {cell(r['checked'])} | "
-                   f"**{cell(w)}**: {plain(rest)} |")
+        w, _, rest = short_verdict(r['verdict']).partition(': ')
+        out.append(f"| {cell(r['statement'])} | {cell(r['checked'])} | **{cell(w)}**: {plain(rest)} "
+                   f"([detail]({details}#{r['anchor']})) |")
     return '\n'.join(out)
+
+def details_markdown(rows, root='../') -> str:
+    """Everything else of each row, under an anchor per row (the verdicts page): where stated, where checked, the
+    files it reads, and the full verdict with its settings, seeds and ranges; links relative to nbs/ made
+    relative to the page by `root`."""
+    fix = lambda s: re.sub(r'\]\((?!https?:|#|\.\./)', f']({root}', str(s))
+    plain = lambda s: fix(s).replace('*', r'\*')
+    L = []
+    for r in rows:
+        L += [f'<a id="{r["anchor"]}"></a>', '', f"**{fix(r['statement'])}**", '',
+              f"- stated: {fix(r['stated'])}", f"- checked: {fix(r['checked'])}",
+              f"- reads: {', '.join(f'`{f}`' for f in r['reads']) or 'nothing measured (computed live, or no file yet)'}",
+              f"- verdict: {plain(r['verdict'])}", '']
+    return '\n'.join(L)
