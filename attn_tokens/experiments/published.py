@@ -9,7 +9,6 @@ __all__ = ['PAPER', 'WORDS', 'rule_ok', 'QUOTES', 'PUBLISHED', 'PAPER_TABLES', '
            'paper_claims', 'paper_notes']
 
 # %% ../../nbs/experiments/04c_published.ipynb #067e4927
-import os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path

@@ -23,7 +23,7 @@ from ..theory.beyond import theorem_premises, theorem_verdict
 from ..theory.any_d import MAIN_KW, MAIN_SET, d_rule, d_cells, critical_eta0
 from ..experiments.published import WORDS, QUOTES
 from .transcription import UNCHECKED
-from .rule import (THEORY_WORDS, EXPERIMENT_WORDS, annotate, differing, add_seeds, seed_results,
+from .rule import (THEORY_WORDS, annotate, differing, add_seeds, seed_results,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief,
                                     claim_id, settings_record, record_word, record_reasons)
 
@@ -121,7 +121,7 @@ def ledger_md(res) -> list:
                          f"{_f(c.get('paper_value'))}"
                          + (f". Note: {c['note']}" if c.get('note') else ''))
     L = ["## The ledger: the authors' sentences and the claims that check them", '',
-         "How the words become rules (`paper.WORDS`): "
+         "How the words become rules (`published.WORDS`): "
          + '; '.join(f'"{w}": {t}' for w, (t, _) in WORDS.items()) + '.', '']
     for k, q in QUOTES.items():
         cl = by_q.pop(k, [])
@@ -424,7 +424,7 @@ def ladder_paper(r: dict) -> dict:
         mc = st.get('min_count', {}).get(c.get('data'))
         nums = dict(d=st.get('d'), min_count=mc, V=r['numbers'].get(f"V_{c.get('data')}"), steps=st.get('steps'),
                     stop_reason='steps')
-        c.update(by='paper', quote_key=qk, quote=QUOTES[qk], id=claim_id(c),
+        c.update(by='paper', quote_key=qk, quote=QUOTES[qk], id=claim_id(c), record_by='ladder_paper',
                  settings=settings_record(qk, 'transformer_ladder', nums))
         c['seeds'] = [{'seed': s, 'value': v, 'pass': rule_pass(c['rule'], v), 'converged': False}
                       for s, v in zip(st.get('seeds', range(len(c['seed_values']))), c['seed_values'])]
@@ -486,14 +486,14 @@ THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdi
          "(after stage 1 the gradient in p at p = 0 is O(sqrt(log V / d)), so p^T E_s stays near 0) is "
          "proved and its bound checked at every d and seed in 02_stage1 ('What stage 1 does to p^T E_s')")),
     (r'Assumption 1: one relevant token per sequence, $\alpha_s = 0$ for the others', 'paper',
-     _TH + '03_max_margin.ipynb', (_TH + '03_max_margin.ipynb', _TH + '03f_large_d.ipynb'),
+     _TH + '03_max_margin.ipynb', (_TH + '03_max_margin.ipynb', _TH + '03e_large_d.ipynb'),
      assumption1_verdict),
     (r'Corollary E: the $\eta_0$ threshold for the score condition', 'ours',
-     _TH + '03a_eta0.ipynb', (_TH + '03a_eta0.ipynb', _TH + '03f_large_d.ipynb'),
+     _TH + '03a_eta0.ipynb', (_TH + '03a_eta0.ipynb', _TH + '03e_large_d.ipynb'),
      corollary_e_verdict),
     (r'Theorem 4.3: $p$ converges in direction to $p_{mm}$, the max-margin selection of the '
      'relevant tokens', 'paper', _TH + '03b_stage2.ipynb', tuple(_TH + f for f in (
-     '03b_stage2.ipynb', '03c_protocol.ipynb', '03d_beyond.ipynb', '03f_large_d.ipynb',
+     '03b_stage2.ipynb', '03c_protocol.ipynb', '03d_beyond.ipynb', '03e_large_d.ipynb',
      '03h_any_d.ipynb', '03i_hand_counterexample.ipynb')),
      lambda m: statement_verdict(m, 'theorem')),
     ('Lemmas 4.4, 4.5: steps of Theorem 4.3; by the authors they "require specific assumptions on '
@@ -503,7 +503,7 @@ THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdi
          "whose conclusion is checked as a whole (its row), on Assumption-1 data only, as they require")),
     (r'Statement (1): if $p$ converges in direction, every sequence selects a relevant token',
      'rebuttal (W2)', _TH + '03d_beyond.ipynb',
-     (_TH + '03d_beyond.ipynb', _TH + '03f_large_d.ipynb'),
+     (_TH + '03d_beyond.ipynb', _TH + '03e_large_d.ipynb'),
      lambda m: statement_verdict(m, 'statement1')),
     (r'Statement (2): if $p$ converges and selects all relevant tokens, it is their max-margin '
      'direction', 'rebuttal (W2)', _TH + '03d_beyond.ipynb', (_TH + '03d_beyond.ipynb',),
@@ -520,21 +520,21 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
     ('Yelp: the same shapes', 'paper', ('yelp', 'yelp_pool', 'yelp_polarity', 'yelp_sentences'),
      (_EX + '06_real_data.ipynb',)),
     (r'One-step protocol: per-bin spread reduced (8 times for $v$, 6 for $p$)', 'rebuttal (Q3)',
-     ('one_step_protocol',), (_EX + '08a_ablations.ipynb',)),
+     ('one_step_protocol',), (_EX + '07a_ablations.ipynb',)),
     ('Frozen random embeddings: about 72% against 95% trained', 'rebuttal', ('frozen_study', 'frozen_embeddings'),
-     (_EX + '08a_ablations.ipynb',), frozen_verdict),
+     (_EX + '07a_ablations.ipynb',), frozen_verdict),
     (r'Two-layer model: $E_s^\top v$, $E_s^\top W_{KQ}^{(2)} p$ as in Figure 1, its tables',
-     'rebuttal (Q2)', ('two_layer',), (_EX + '08_extensions.ipynb',)),
+     'rebuttal (Q2)', ('two_layer',), (_EX + '07_extensions.ipynb',)),
     (r'MLP after the softmax: $E_s^\top p$ still selects, $E_s^\top v$ less evidently monotone',
-     'rebuttal', ('mlp',), (_EX + '08_extensions.ipynb',)),
+     'rebuttal', ('mlp',), (_EX + '07_extensions.ipynb',)),
     (r'Multi-class: $E_s^\top v_k$ increases with the importance for class $k$', 'rebuttal (Q2)',
      ('synthetic_multiclass', 'yelp_multiclass', 'yelp_pool_multiclass'),
-     (_EX + '05_synthetic.ipynb', _EX + '08_extensions.ipynb')),
+     (_EX + '05_synthetic.ipynb', _EX + '07_extensions.ipynb')),
     ('Yelp 4 classes: the tables of classes 2 and 4', 'rebuttal (Q2)',
-     ('yelp_4class', 'yelp_pool_4class'), (_EX + '08_extensions.ipynb',)),
+     ('yelp_4class', 'yelp_pool_4class'), (_EX + '07_extensions.ipynb',)),
     ('Transformer ladder: the shapes of the static scores, the top-decile attention and the direction of '
      '$p_{eff}$, rung by rung from the model of the paper (R0) to an encoder layer (R5)', 'ours (no claim of the paper)',
-     ('transformer_ladder',), (_EX + '10a_transformer_ladder.ipynb',), lambda e, k: ladder_verdict(e, k)))
+     ('transformer_ladder',), (_EX + '08a_transformer_ladder.ipynb',), lambda e, k: ladder_verdict(e, k)))
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #190a1ea4
 def _link(nb): return f"[{Path(nb).stem}]({nb})"

@@ -288,9 +288,10 @@ REQUOTED = {'two_layer_table': 'two_layer_same'}   # results.json written before
 def annotate(exp: str, r: dict) -> dict:
     """Experiment `exp`'s result `r` with the record of item 1 on each claim of the paper, rebuilt from the
     entry's numbers and seed runs: `id`, `seeds`, `settings` (open ones with `sweep`), `seed_values` and
-    `verdict` (`record_word` of that record); returns `r`."""
+    `verdict` (`record_word` of that record); a claim whose record another function made (`record_by`: the
+    ladder's, whose seeds are its `seed_values`) keeps it. Returns `r`."""
     for c in r.get('claims', []):
-        if c.get('by', 'paper') != 'paper': continue
+        if c.get('by', 'paper') != 'paper' or c.get('record_by'): continue   # ours, or a record made elsewhere
         if c.get('source') == BASELINE_SOURCE: c['quote_key'] = 'baseline_numbers'
         if c.get('quote_key') in REQUOTED:      # a sentence that asserts nothing: the one that asserts the shape
             c['quote_key'] = REQUOTED[c['quote_key']]; c['quote'] = QUOTES[c['quote_key']]

@@ -14,7 +14,7 @@ UNCHECKED = {   # the authors' sentences about experiments that no claim checks:
     'mlp_v_less_evident': ((
         'the monotonicity of EsvE_s^\\top v is less evident'),
         ("not testable on this architecture: with an MLP after the softmax the sign of E_s^T v is "
-         "a coin flip of the MLP's symmetry (08_extensions), so its monotonicity is not a property "
+         "a coin flip of the MLP's symmetry (07_extensions), so its monotonicity is not a property "
          "of the trained model; the sign-safe read-out's is checked as our own claim, and no value "
          "of another table stands in for the paper's")),
     'abstract_one_step': ((

@@ -4,7 +4,7 @@ select no relevant token after p converged in direction) re-run from the same st
 exponential-Euler flow at a 10x tighter local error (flow_tol / 10) and the capped flow (GD steps
 with every score's change capped, then Armijo steps). Per integrator: the selection read from p,
 the sequences without a relevant token, cos(p_end, p_mm^reach), cos between the final directions.
-Usage: nice -n 19 python tools/measure/integrator_check.py OUT.json   (read by nbs/theory/03f_large_d)"""
+Usage: nice -n 19 python tools/measure/integrator_check.py OUT.json   (read by nbs/theory/03e_large_d)"""
 import json, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1')
 import torch

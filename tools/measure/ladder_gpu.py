@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The transformer ladder (nbs/experiments/10a_transformer_ladder.ipynb) at the GPU size: T = 512, d = 256, 5 seeds,
+"""The transformer ladder (nbs/experiments/08a_transformer_ladder.ipynb) at the GPU size: T = 512, d = 256, 5 seeds,
 rungs R0-R7, on IMDB and the Yelp sentences.
 
 Three steps, the first and last where the package is installed, the middle one on the GPU machine:
