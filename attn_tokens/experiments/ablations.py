@@ -129,7 +129,6 @@ def _plot_sweep(rows, star, path):
     return _finish(fig, path)
 
 # %% ../../nbs/experiments/07a_ablations.ipynb #7b8b79d0
-@experiment('one_step_protocol')
 def one_step_claims(nums) -> list:
     "The claims of the one-step protocol on its numbers `nums`: the rebuttal's two spread ratios, and two of ours."
     return [
@@ -147,6 +146,7 @@ def one_step_claims(nums) -> list:
               'full/protocol, scale-free; our own check)',
               nums['ratio_rel_spread_v'], '> 1', by='ours')]
 
+@experiment('one_step_protocol')
 def one_step_protocol(cfg: ExpConfig) -> dict:
     """IMDB: one GD step on E with the theory's eta0*, then (p, v) trained; spreads versus full
     training; a sweep over eta0."""

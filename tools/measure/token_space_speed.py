@@ -10,7 +10,8 @@ from attn_tokens.data.tokens import save_tokens
 from attn_tokens.theory.eta0 import eta0_exact_threshold
 from attn_tokens.data.generators import make_assumption1
 from attn_tokens.theory.stage2 import p_loss_and_grad
-from attn_tokens.theory.integrators import FlowStep, Stage2Config, excess_loss, exp_euler_step, p_hessian, stage2
+from attn_tokens.theory.integrators import FlowStep, Stage2Config, excess_loss, exp_euler_step, stage2
+from attn_tokens.theory.stage2 import p_hessian
 from attn_tokens.theory.max_margin import selection
 from attn_tokens.theory.stage1 import stage1_step
 from attn_tokens.theory.token_space import RowSpace
