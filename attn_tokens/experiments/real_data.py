@@ -301,7 +301,7 @@ def _baseline_claims(what: str, nums: dict) -> list:
     best-validation checkpoint; each claim's note gives the last model's numbers and the
     bag-of-words ceiling (`ceiling_note`)."""
     acc, loss = PAPER.frozen_test_acc[1], PAPER.frozen_test_loss[1]
-    src, q = "the rebuttal's trained baseline", 'frozen_numbers'
+    src, q = "the rebuttal's trained baseline", 'baseline_numbers'
     state = 'converged' if nums.get('converged') else 'not converged: the step cap'
     last = (f"the last model ({state}): accuracy {nums['test_acc_last']:.3f}, loss "
             f"{nums['test_loss_last']:.3f}" if 'test_acc_last' in nums else None)

@@ -1,0 +1,53 @@
+"""Recompute the record and the word of every claim of the paper in a stored reproduce results.json, from the numbers and
+seed runs it already holds, without running anything (issue 47, item 1): each claim of the paper gets its stable `id`, its
+`seeds` at the main point ([{seed, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
+"not swept: <reason>" on each open setting (paper.rule.SWEEPS: the one-step eta0 sweep, the frozen model's budget), and the
+word `record_word` computes from that record alone; the transformer ladder's claims that restate the authors' (R0's shapes,
+R1's W_KQ p) become the paper's with their quotes (paper.paper_map.ladder_paper). Claim values are not touched.
+
+    python tools/measure/rejudge.py nbs/measured/reproduce_full.json
+
+It checks, then writes the file back atomically with this command recorded in `rejudged`."""
+import argparse, json, sys
+from pathlib import Path
+from datetime import datetime, timezone
+from attn_tokens.infra.files import write_json
+from attn_tokens.paper.rule import annotate, record_word
+from attn_tokens.paper.paper_map import ladder_paper
+
+def rejudge(res: dict) -> dict:
+    "Every entry of `res['experiments']` annotated again from its own numbers; returns `res`."
+    for name, r in res['experiments'].items():
+        if r.get('status') != 'ok': continue
+        annotate(name, r)
+        if name == 'transformer_ladder': ladder_paper(r)
+    return res
+
+def problems(res: dict) -> list:
+    "Each claim of the paper without the record, or whose stored word is not the word its record gives."
+    out = []
+    for name, r in res['experiments'].items():
+        for c in r.get('claims', []):
+            if c.get('by', 'paper') != 'paper': continue
+            if not all(k in c for k in ('id', 'seeds', 'settings', 'verdict')):
+                out.append(f"{name}: {c['claim'][:60]}: no record"); continue
+            if any(s['stated'] is None and 'sweep' not in s for s in c['settings']):
+                out.append(f"{name}: {c['id'][:60]}: an open setting without its sweep")
+            if record_word(c) != c['verdict']: out.append(f"{name}: {c['id'][:60]}: stored {c['verdict']}, "
+                                                          f"record gives {record_word(c)}")
+    return out
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('path', help='a results.json of attn-tokens reproduce (nbs/measured/reproduce_full.json)')
+    a = ap.parse_args(argv)
+    res = rejudge(json.loads(Path(a.path).read_text()))
+    bad = problems(res)
+    if bad: sys.exit('not written:\n' + '\n'.join(bad))
+    res['rejudged'] = dict(command=f"python tools/measure/rejudge.py {a.path}",
+                           updated=datetime.now(timezone.utc).strftime('%Y-%m-%dT%H:%M:%SZ'))
+    write_json(a.path, res)
+    n = sum(c.get('by', 'paper') == 'paper' for r in res['experiments'].values() for c in r.get('claims', []))
+    print(f"{a.path}: {n} claims of the paper, each word recomputed from its record")
+
+if __name__ == '__main__': main()
