@@ -106,7 +106,8 @@ MATH_IN_QUOTES = {   # the reference texts give each formula twice (as extracted
     'EsvkE_s^\\top v_k': '$E_s^\\top v_k$', 'αs\\alpha_s': '$\\alpha_s$',
     'EsWKQ(2)pE_s^\\top W_{KQ}^{(2)} p': '$E_s^\\top W_{KQ}^{(2)} p$', 'with vv': 'with $v$',
     'with pp': 'with $p$', 'class kk': 'class $k$', 'dimension dd': 'dimension $d$',
-    'Esv|E_s^\\top v|': '$|E_s^\\top v|$', 'class k.k.': 'class $k$.', 'trained pp.': 'trained $p$.'}
+    'Esv|E_s^\\top v|': '$|E_s^\\top v|$', 'class k.k.': 'class $k$.', 'trained pp.': 'trained $p$.',
+    'for pp proved': 'for $p$ proved', 'WKQpW_{KQ} p': '$W_{KQ} p$'}
 
 def quote_md(q: str) -> str:
     "A quoted sentence with its formulas as TeX (MATH_IN_QUOTES), for pages that render math."
