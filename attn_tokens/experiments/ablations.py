@@ -16,7 +16,7 @@ import torch
 from ..infra import files
 from ..engine.models import OneLayerAttention
 from .train import TrainConfig, train, evaluate
-from .paper import PAPER, paper_claim
+from .published import PAPER, paper_claim
 from ..data.stats import token_stats
 from ..data.tokenset import TokenSet
 from ..theory.stage1 import init_bound

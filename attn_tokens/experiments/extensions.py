@@ -22,7 +22,7 @@ from ..data.tokens import TokenData
 from .analysis import (class_report, shape_stats, plot_importance,
                                               signed_frequency,
                                   SIGNED_WEIGHTS)
-from .paper import (PAPER, PAPER_TABLES, compare_table, paper_claim,
+from .published import (PAPER, PAPER_TABLES, compare_table, paper_claim,
                                            plot_overlay, paper_shape, axis_fill,
                                           with_paper, paper_report, paper_claims, paper_notes)
 from .framework import (ExpConfig, experiment, experiment_family, claim, fit,

@@ -26,7 +26,7 @@ from .train import TrainConfig, _split
 from .analysis import embedding_report
 from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
                                                fit_report)
-from .paper import PAPER, paper_claim
+from .published import PAPER, paper_claim
 
 # %% ../../nbs/experiments/06_real_data.ipynb #5f1adc93
 def _identity(name, data_dir) -> tuple:
@@ -294,7 +294,7 @@ def ceiling_note(nums: dict) -> str:
 # %% ../../nbs/experiments/06_real_data.ipynb #afe1265c
 def _baseline_claims(what: str, nums: dict) -> list:
     """The rebuttal's trained baseline ('around 95% with test error around 0.1'; it names no data
-    set: `verdicts.baseline_verdict` judges it once over the candidate sets) on a run's
+    set: `paper_map.baseline_verdict` judges it once over the candidate sets) on a run's
     best-validation checkpoint; each claim's note gives the last model's numbers and the
     bag-of-words ceiling (`ceiling_note`)."""
     acc, loss = PAPER.frozen_test_acc[1], PAPER.frozen_test_loss[1]

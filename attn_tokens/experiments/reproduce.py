@@ -18,7 +18,8 @@ from .reproduce_args import cli_parser
 from .train import CheckpointError
 from .framework import ExpConfig, Skip, EXPERIMENTS
 from .analysis import plot_diagnostics
-from .verdicts import add_seeds, annotate, differing, ledger_md, needs_seeds, seed_results
+from ..paper.rule import add_seeds, annotate, differing, needs_seeds, seed_results
+from ..paper.paper_map import ledger_md
 
 # %% ../../nbs/experiments/08b_reproduce.ipynb #a933407f
 EXPERIMENT_MODULES = ('attn_tokens.experiments.synthetic', 'attn_tokens.experiments.real_data',

@@ -30,7 +30,7 @@ from ..infra.checks import positive_int, seed_int, positive_float
 from .train import evaluate, train
 from .framework import ExpConfig, claim
 from .analysis import embedding_report, class_report, plot_importance
-from .paper import PAPER
+from .published import PAPER
 from .real_data import REAL_SIZES, train_config
 from .ablations import PROTOCOL_SIZES, eta0_rule, one_step_model
 from .train import TrainConfig

@@ -6,7 +6,7 @@
 __all__ = ['LADDER', 'SCORES', 'NO_SCORE', 'PANELS', 'LADDER_SETS', 'LADDER_SIZES', 'build', 'rung_of', 'static_scores',
            'alpha_of', 'top_decile', 'attended_token', 'top_share', 'uniform_share', 'reached_selection', 'mm_cos',
            'fit_ladder', 'test_accuracy', 'run_rung', 'reference', 'ladder', 'summarise', 'ladder_claims',
-           'verdict_rows', 'map_verdict', 'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
+           'verdict_rows', 'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #660e7b08
 import math, time
@@ -23,7 +23,8 @@ from ..theory.max_margin import constraint_pairs, max_margin
 from .analysis import shape_stats
 from .framework import ExpConfig, Skip, experiment, claim, rule_pass
 from .transformer import CLSTransformer, RUNGS
-from .verdicts import claim_word
+from .published import word_rule
+from .real_data import DATASET, data_label, data_source, load_real
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #ccec58ab
 LADDER = {'R0': "the paper's model f(X) = softmax(p^T E_X^T) E_X v (the package's OneLayerAttention)",
@@ -280,7 +281,7 @@ def summarise(res: dict) -> dict:
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #7caf79b1
 def _settings(rung, s) -> list:
-    "The settings of a rung's claims beside what the paper states (verdicts.claim_word reads 'met')."
+    "The settings of a rung's claims beside what the paper states (the paper's rule, 09a_rule, reads 'met')."
     return [dict(setting='model', stated="the paper's one-layer model f(X) = softmax(p^T E_X^T) E_X v",
                  ours=LADDER[rung], met=rung == 'R0'),
             dict(setting='training length', stated='trained until convergence',
@@ -288,21 +289,19 @@ def _settings(rung, s) -> list:
             dict(setting='embedding dimension', stated='d = 2048', ours=f"d = {s['d']}", met=s['d'] == 2048)]
 
 def _one(text, st: dict, rule, settings, **more) -> dict:
-    "A claim of ours judged on every seed: value the seeds' mean, its verdict word by claim_word."
+    "A claim of ours judged on every seed: value the seeds' mean, its rule's outcome on each seed."
     c = claim(text, st['mean'], rule, by='ours')
     c['seed_values'] = st['values']
     c['seeds'] = [rule_pass(rule, v) for v in st['values']]
     c['settings'] = settings
-    c['verdict'] = claim_word(c['seeds'], settings)
     if st['mean'] is None: c['pass'] = False       # nothing measured: not a pass
     return {**c, **more}
 
 def ladder_claims(summ: dict, s: dict, labels=None) -> list:
-    """The claims each rung is judged by, on each data set, in the package's words (verdicts.claim_word,
-    rules from paper.word_rule and framework.rule_pass): the paper's two shape claims on the static
+    """The claims each rung is judged by, on each data set (rules from published.word_rule and
+    framework.rule_pass): the paper's two shape claims on the static
     scores where they exist, the top-decile share above uniform attention's, cos(p_eff, p_mm) rising
     over training without weight decay. All ours (by='ours'): the paper claims nothing of a transformer."""
-    from attn_tokens.experiments.paper import word_rule            # reads the reference tables: not imported on a bare machine
     out = []
     for k, per in summ.items():
         what = (labels or {}).get(k, k)
@@ -322,31 +321,19 @@ def ladder_claims(summ: dict, s: dict, labels=None) -> list:
     return out
 
 def verdict_rows(summ: dict, claims: list) -> list:
-    "One row per data set, rung and claim kind: the verdict word, or 'outside its premises' (no static score)."
+    """One row per data set, rung and claim kind: the rule's outcome on each seed (`seeds`), or, where the rung
+    has no static score, the premise the shape claims lack (`premise_failed`)."""
     rows = []
     for k, per in summ.items():
         for rung, row in per.items():
             mine = [c for c in claims if c['data'] == k and c['rung'] == rung]
             if not row['static']:
                 rows.append(dict(data=k, rung=rung, claim='shape claims on s_v, s_p',
-                                 verdict=f"outside its premises: {NO_SCORE[rung]}"))
-            rows += [dict(data=k, rung=rung, claim=c['kind'], verdict=c['verdict'],
+                                 premise_failed=NO_SCORE[rung]))
+            rows += [dict(data=k, rung=rung, claim=c['kind'], seeds=c['seeds'], settings=c['settings'],
                           values=c['seed_values']) for c in mine]
     return rows
 
-def map_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
-    """The paper map's verdict cell for the ladder (experiment `keys[0]` of a reproduce report's experiments): per
-    kind of claim, how many (rung, data set) pairs got each word; 'not measured yet' without an entry."""
-    r = exps.get(keys[0])
-    if not r or r.get('status') != 'ok': return f"not measured yet: reproduce_full.json has no run of {keys[0]}"
-    from collections import Counter
-    per = {}
-    for c in r.get('claims', []): per.setdefault(c.get('kind', c['claim']), Counter())[c.get('verdict', 'undecided')] += 1
-    rungs = sorted({c['rung'] for c in r.get('claims', [])})
-    n = r['numbers']
-    return (f"ours only: no claim of the paper; rungs {rungs[0]}-{rungs[-1]}, {len(n['summary'])} data sets, "
-            f"{len(n['settings']['seeds'])} seeds ({r.get('size')} size), (rung, data set) pairs per word: "
-            + '; '.join(f"{k}: " + ', '.join(f"{w} {m}" for w, m in cnt.most_common()) for k, cnt in per.items()))
 
 # %% ../../nbs/experiments/10a_transformer_ladder.ipynb #f41187c2
 PANELS = (('test_acc', 'test accuracy', None), ('spearman_v_bins', 'Spearman of s_v bin means', 0.8),
@@ -410,7 +397,6 @@ def ladder_data(cfg: ExpConfig, s: dict, log=print) -> tuple:
     reads them (real_data.data_source, load_real: a local copy, the Hub, or for a quick run IMDB's
     bundled sample, each said); a set that cannot be read is skipped with its reason, an error when a
     data folder is configured."""
-    from attn_tokens.experiments.real_data import DATASET, data_source, load_real
     sets, lines, skipped = {}, [], {}
     for k in LADDER_SETS:
         try:
@@ -429,7 +415,6 @@ def ladder_data(cfg: ExpConfig, s: dict, log=print) -> tuple:
 def transformer_ladder(cfg: ExpConfig, log=print) -> dict:
     """The paper's claims rung by rung from its model (R0) to a pre-LN encoder layer with its feed-forward
     block (R5), 3 seeds, on IMDB and the Yelp sentences (ours: the paper claims nothing of transformers)."""
-    from attn_tokens.experiments.real_data import data_label, DATASET
     s = LADDER_SIZES[cfg.size]
     device = 'cuda' if torch.cuda.is_available() else 'cpu'
     log(device_line(device))

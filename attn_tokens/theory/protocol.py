@@ -24,8 +24,10 @@ from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1,
 from .stage2 import p_loss_and_grad
 from .integrators import GDHistory, stage2
 from ..data.tokenset import TokenSet
+from ..data.tokens import load_tokens
 from .eta0 import eta0_exact_threshold, eta0_threshold
 from .any_d import draw_init, score_noise
+from .beyond import verdicts_block
 from .theory_args import (LR, ProtocolConfig, Scheme, Stage2Config, cli_check,
                                             cli_parser, protocol_config, protocol_stage2, resolve_init)
 
@@ -415,7 +417,6 @@ def cli_run(args):
 # %% ../../nbs/theory/03c_protocol.ipynb #1e2fb63b
 def _cli_run(args):
     "The body of `cli_run`."
-    from attn_tokens.data.tokens import load_tokens
     out, cfg = cli_check(args)           # --out, DATA's file, the configuration: before any work
     data = load_tokens(args.data)
     if data.n_classes != 2:
@@ -423,8 +424,7 @@ def _cli_run(args):
                          f"classes")
     res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
     S = res.summary()
-    from attn_tokens.theory.beyond import verdicts_block  # lazy: no import cycle with beyond
-    # the one source of the verdicts, printed and in the JSON alike
+    # the one source of the facts of the verdicts, printed and in the JSON alike
     S['verdicts'] = verdicts_block(res, data.tokens, data.labels)
     print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E "
           f"{res.eta0_threshold:.4g}), relative error of the one-step prediction "
@@ -448,9 +448,11 @@ def _cli_run(args):
         )
     )
     Vd, s2 = S['verdicts'], R['statement2']
-    print(f"statement (1): {Vd['statement1']['verdict']} ({Vd['statement1']['conclusion']}); "
+    fact = lambda v: (f"conclusion holds: {v['conclusion_holds']}, premises failed: {len(v['failed'])}, "
+                      f"undecided: {len(v['unknown'])}")
+    print(f"statement (1): {Vd['statement1']['conclusion']} ({fact(Vd['statement1'])}); "
           f"statement (2): premise {s2['premise']}, conclusion {s2['holds']}; Theorem 4.3 on this "
-          f"seed alone: {Vd['theorem']['verdict']}")
+          f"seed alone: {fact(Vd['theorem'])}")
     if S['diagnosis'] != 'converged':
         print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}",
               file=sys.stderr)

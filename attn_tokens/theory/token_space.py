@@ -7,7 +7,7 @@ __all__ = ['RowSpace', 'Basis']
 
 # %% ../../nbs/theory/03e_token_space.ipynb #e3924d58
 import torch
-from .integrators import p_hessian
+from .stage2 import p_hessian
 
 # %% ../../nbs/theory/03e_token_space.ipynb #f3353825
 class RowSpace:

@@ -29,6 +29,7 @@ def main(out):
     from attn_tokens.theory.eta0 import eta0_exact_threshold
     from attn_tokens.theory.protocol import run_protocol
     from attn_tokens.theory.beyond import run_verdicts
+    from attn_tokens.paper.rule import theory_word
     from attn_tokens.infra.files import write_json
     torch.set_num_threads(1)
     res_all = json.load(open(out))['cases'] if os.path.exists(out) else {}
@@ -50,7 +51,7 @@ def main(out):
                 stop=r.history.stop_reason[:120], steps=len(r.history.step_loss) - 1,
                 loss_monotone=bool(r.history.monotone()), mask=R['mask'].int().tolist(),
                 E1_v=(r.E1 @ r.v).tolist(), p=r.p.tolist(), time_s=time.time() - t0,
-                statement1=run_verdicts(r, data.tokens, data.labels)['statement1']['verdict'])
+                statement1=theory_word(run_verdicts(r, data.tokens, data.labels)['statement1']))
             print(name, iname, R['kind'], R['statement1']['n_without_relevant'],
                   f"{time.time() - t0:.0f} s", flush=True)
             res_all[name] = rec
