@@ -8,7 +8,7 @@ Rules (each line of output names the file and, where it applies, the cell and th
   that is not exported (one that shows or checks them) between them; markdown cells do not interrupt a run;
 - no tracker words ("issue 27", "Done-when") in notebooks: the pages are for readers, the tracker is not;
 - imports in their own cells: nbdev's docs build executes every cell with an import in it (to render
-  show_doc), so a cell that imports and also computes runs again at build time (a `slow` cell too: 09_cli's
+  show_doc), so a cell that imports and also computes runs again at build time (a `slow` cell too: 10_cli's
   Ctrl-C probe added 2 minutes to every docs build); nbdev's own test for it (an import plus an expression or
   an assignment, in a code cell not exported and not `eval: false`);
 - one spelling of "normalised" in the library and the command line (British, as the prose);

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['QUICK', 'TARGETS', 'BenchConfig', 'imdb_like_batch', 'median_times', 'median_time', 'engine_bytes', 'prepare_bytes',
-           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report', 'cli_run']
+           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report']
 
 # %% ../../nbs/engine/07_bench.ipynb #cfe3b5f3
 import math, numbers, statistics, time
@@ -13,8 +13,6 @@ import torch
 from ..infra import guards
 from . import kernel
 from ..infra.checks import SEED_MAX
-from . import bench_args
-from .bench_args import cli_parser
 from ..infra.files import write_json
 from .core import (TokenBatch, attention_pool, gd_step, loss_and_grads,
                                      pool_reference, reference_loss_and_grads)
@@ -305,20 +303,3 @@ def report(res):
         f"ms, {res['pool_speedup']:.1f}x slower; they agree to {res['pool_max_rel_err']:.1e})",
     ]
     return '\n'.join(lines)
-
-# %% ../../nbs/engine/07_bench.ipynb #abf60198
-def cli_run(args):
-    "Run `attn-tokens bench` and print one line per figure."
-    if args.distributed:
-        # see 11_distributed
-        from attn_tokens.engine import distributed; return distributed.bench_cli(args)
-    # before the minutes of timing
-    bench_args.cli_check(args)
-    cfg = QUICK if args.quick else BenchConfig()
-    over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats',
-                                          'seed') if getattr(args, k) is not None}
-    cfg = BenchConfig(**{**asdict(cfg), **over})
-    res = run_bench(cfg, reference=not args.no_reference)
-    print(report(res))
-    if args.json: write_json(args.json, res)
-    return 0

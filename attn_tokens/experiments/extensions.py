@@ -17,7 +17,7 @@ import torch
 from ..engine import core
 from ..data import stats
 from ..engine.models import OneLayerAttention, TwoLayer, ResidualMLP
-from .train import TrainConfig, train, evaluate, _dir_change, _split
+from .train import TrainConfig, train, evaluate, _dir_change, train_val_split
 from ..data.tokens import TokenData
 from .analysis import (class_report, shape_stats, plot_importance,
                                               signed_frequency,
@@ -201,7 +201,7 @@ def _scores_vs_paper(x, name, y, sp):
 def _mlp_fit(m, best, tr, te, tc) -> dict:
     """Test loss and accuracy of the best-validation parameters `best` and of `m`'s last ones (m is
     left at its last), and the loss and accuracy on the training split of the last."""
-    itr, _ = _split(tr.n, tc)
+    itr, _ = train_val_split(tr.n, tc)
     last = {n: t.detach().clone() for n, t in m.named_parameters()}
     _load_params(m, best); te_loss, te_acc = evaluate(m, te.tokens, te.labels)
     _load_params(m, last); la_loss, la_acc = evaluate(m, te.tokens, te.labels)

@@ -22,7 +22,7 @@ from ..data import corpora, text
 from ..engine.models import OneLayerAttention
 from ..data.tokens import TokenData
 from ..infra import checks
-from .train import TrainConfig, _split
+from .train import TrainConfig, train_val_split
 from .analysis import embedding_report
 from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
                                                fit_report)
@@ -273,12 +273,12 @@ def fit_lr(X, y, fit_i, val_i, grid=BOW_GRID, where='fit_lr', stop_early=False) 
 
 def bow_ceiling(tr: TokenData, te: TokenData, seed: int, grid=BOW_GRID) -> dict:
     """scikit-learn's LogisticRegression on `bow_features` (`fit_lr`): C of `grid` chosen by the
-    validation log-loss on the split the model trains with (`train._split`, `seed`), fit on the rest of
+    validation log-loss on the split the model trains with (`train.train_val_split`, `seed`), fit on the rest of
     `tr`, evaluated on `te`."""
     if te.V != tr.V:
         raise ValueError(f"bow_ceiling: train has V={tr.V} but test V={te.V}; give both splits on one "
                          f"vocabulary (as load_real returns them)")
-    fit_i, val_i = (i.numpy() for i in _split(tr.n, TrainConfig(seed=seed)))
+    fit_i, val_i = (i.numpy() for i in train_val_split(tr.n, TrainConfig(seed=seed)))
     lr, C, vl, _ = fit_lr(bow_features(tr), tr.labels.numpy(), fit_i, val_i, grid, 'bow_ceiling')
     P, yt = lr.predict_proba(bow_features(te)), te.labels.numpy()
     return {'bow_lr_test_acc': float((lr.classes_[P.argmax(1)] == yt).mean()),

@@ -14,7 +14,7 @@ from ..engine import core
 from ..infra.checks import SEED_MAX, check_int, check_number
 from .stage1 import one_step_coef
 from .beyond import wilson
-from .theory_args import check_d, resolve_init
+from .config import check_d, resolve_init
 
 # %% ../../nbs/theory/03h_any_d.ipynb #6c38b78d
 def bartlett_factor(V, df, rng):

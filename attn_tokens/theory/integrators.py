@@ -18,7 +18,7 @@ from .max_margin import selection
 from .stage2 import p_hessian, p_loss_and_grad, selection_mass
 from .token_space import RowSpace
 from ..data.tokenset import TokenSet, token_ids
-from .theory_args import SCHEME_NAMES, SCORE_CAP, Scheme, Stage2Config
+from .config import SCHEME_NAMES, SCORE_CAP, Scheme, Stage2Config
 
 # %% ../../nbs/theory/03g_integrators.ipynb #b0c3d7e1
 @dataclass

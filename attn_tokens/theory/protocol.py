@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['SELECTED_MASS', 'ProtocolResult', 'reached_selection', 'stage2_config', 'protocol_bytes', 'check_protocol_memory',
-           'run_protocol', 'tie_scores', 'result_arrays', 'cli_run']
+           'run_protocol', 'tie_scores', 'result_arrays']
 
 # %% ../../nbs/theory/03c_protocol.ipynb #11096b6b
 import argparse, json, math, sys, time
@@ -24,12 +24,10 @@ from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1,
 from .stage2 import p_loss_and_grad
 from .integrators import GDHistory, stage2
 from ..data.tokenset import TokenSet
-from ..data.tokens import load_tokens
 from .eta0 import eta0_exact_threshold, eta0_threshold
 from .any_d import draw_init, score_noise
-from .beyond import verdicts_block
-from .theory_args import (LR, ProtocolConfig, Scheme, Stage2Config, cli_check,
-                                            cli_parser, protocol_config, protocol_stage2, resolve_init)
+from .config import (LR, ProtocolConfig, Scheme, Stage2Config, protocol_config,
+                                       protocol_stage2, resolve_init)
 
 
 # %% ../../nbs/theory/03c_protocol.ipynb #7c03afb0
@@ -405,59 +403,3 @@ def result_arrays(res):
     )
     arr |= {f'hist_{k}': a for k, a in res.history.arrays().items()}
     return arr
-
-def cli_run(args):
-    """Run `attn-tokens theory`; returns the exit status (user errors raise, for
-    `attn_tokens.cli.main`)."""
-    threads = torch.get_num_threads()
-    if getattr(args, 'threads', None): torch.set_num_threads(args.threads)
-    try: return _cli_run(args)
-    finally: torch.set_num_threads(threads)
-
-# %% ../../nbs/theory/03c_protocol.ipynb #1e2fb63b
-def _cli_run(args):
-    "The body of `cli_run`."
-    out, cfg = cli_check(args)           # --out, DATA's file, the configuration: before any work
-    data = load_tokens(args.data)
-    if data.n_classes != 2:
-        raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} "
-                         f"classes")
-    res = run_protocol(data.tokens, data.labels, V=data.V, config=cfg)
-    S = res.summary()
-    # the one source of the facts of the verdicts, printed and in the JSON alike
-    S['verdicts'] = verdicts_block(res, data.tokens, data.labels)
-    print(f"stage 1: eta0 = {res.eta0:.4g} (exact threshold {res.eta0_exact:.4g}, Corollary E "
-          f"{res.eta0_threshold:.4g}), relative error of the one-step prediction "
-          f"{res.one_step_error:.3e}, bound holds: {res.one_step_bound_holds}")
-    print(res.assumption1.summary()); print('max margin: ' + res.mm.summary())
-    if S['cos_arg'] is not None:
-        print(f"stage 2 ({S['scheme']}, loss monotone: {S['loss_monotone']}): {S['steps']} steps "
-              f"({S['capped_steps']} flow or capped) in {S['time_s']:.1f} s: "
-              f"cos(p, p_mm^arg) = {S['cos_arg']:.8f}, 1 - cos decreasing to the end: "
-              f"{S['one_minus_cos_arg_decreasing_to_end']}, min margin {S['min_margin']:.2f}, "
-              f"selection mass {S['selection_mass']:.6f}")
-    R = S['reached']
-    print(
-        f"selection reached (read from p): {R['kind']} ({R['n_argmax']}/{R['n_sequences']} "
-        f"sequences select the arg-max of y E_s^T v, {R['n_several']} select several tokens); its "
-        f"p_mm^reach: "
-        + (
-            f"cos {R['cos_reach']:.6f}"
-            if R['cos_reach'] is not None
-            else f"none ({R['infeasible_why'] or 'infeasible'})"
-        )
-    )
-    Vd, s2 = S['verdicts'], R['statement2']
-    fact = lambda v: (f"conclusion holds: {v['conclusion_holds']}, premises failed: {len(v['failed'])}, "
-                      f"undecided: {len(v['unknown'])}")
-    print(f"statement (1): {Vd['statement1']['conclusion']} ({fact(Vd['statement1'])}); "
-          f"statement (2): premise {s2['premise']}, conclusion {s2['holds']}; Theorem 4.3 on this "
-          f"seed alone: {fact(Vd['theorem'])}")
-    if S['diagnosis'] != 'converged':
-        print(f"warning: stage 2 did not converge ({S['diagnosis']}): {S['diagnosis_evidence']}",
-              file=sys.stderr)
-    if out is not None:                                    # OUT.npz's summary: the printed one
-        arr = result_arrays(res) | dict(summary=np.array(json.dumps(S, allow_nan=False)))
-        save_npz(out, arr); S['out'] = str(out)
-    print(json.dumps(S, allow_nan=False))
-    return 0

@@ -13,7 +13,7 @@ import torch
 from ..data.tokenset import TokenSet, token_ids
 from ..infra.files import json_safe
 from ..infra.guards import NotEnoughMemoryError
-from .theory_args import protocol_config
+from .config import protocol_config
 from .protocol import run_protocol
 from .beyond import seed_outcome
 
