@@ -83,7 +83,7 @@ def eta0_exact_window(E0, v, tokens, labels, V):
         else math.inf
     return eta0_exact_threshold(E0, v, tokens, labels, V), upper
 
-# %% ../../nbs/theory/03a_eta0.ipynb #df735887
+# %% ../../nbs/theory/03a_eta0.ipynb #47b415eb
 ETA0_FACTOR = 1.2     # the protocol's margin above a threshold (03c_protocol: 1.2 x the exact threshold)
 
 def eta0_default(tokens, labels, V, d, delta=0.05) -> dict:

@@ -303,7 +303,9 @@ def protocol_bytes(V, d, init=None) -> dict:
     return {f'six V x {int(k)} float64 matrices (E(0), E(1), the flow)': 6 * 8 * V * int(k)}
 
 def check_protocol_memory(V, d, init=None):
-    "Refuse (NotEnoughMemoryError) a run whose matrices (`protocol_bytes`) do not fit, naming the fix."
+    """Refuse (NotEnoughMemoryError) a run in token coordinates whose matrices (`protocol_bytes`) do not
+    fit, naming the fix (an explicit init is refused by `core.init_params`, naming d and the ids)."""
+    if resolve_init(d, init) == 'explicit': return 0
     return check_memory(protocol_bytes(V, d, init), f"the protocol at V = {V}, d = {d}",
                         f"pass a finite --d (d) well below V = {V}, or renumber the token ids to "
                         "the ones that occur (`attn-tokens theory` does; from Python: "
