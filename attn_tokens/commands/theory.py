@@ -42,7 +42,7 @@ def _replaced_by_scheme(flag):
     return refuse
 
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #b2421f72
+# %% ../../nbs/commands/10a_theory_command.ipynb #fafbe159
 _FLAG_HELP = dict(lr="the normalised step ('armijo': the first trial step; 'flow' takes none) (default: "
                      "final_margin x ||p_mm|| / steps)")
 
@@ -61,7 +61,7 @@ def _stage2_flags(p):
     for old in ('--stage2', '--flow'):
         p.add_argument(old, type=_replaced_by_scheme(old), help=argparse.SUPPRESS)
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #cb027111
+# %% ../../nbs/commands/10a_theory_command.ipynb #aa2b970d
 EXAMPLE = """example: make an Assumption-1 token file, then run the theory on it
   python -c "from attn_tokens.data.generators import make_assumption1; from attn_tokens.data.tokens import save_tokens; save_tokens('a1.npz', make_assumption1(n=200, seed=1))"
   attn-tokens theory a1.npz --d 4096 --seeds 20 --out a1.json
@@ -146,7 +146,7 @@ def cli_check(args):
     check_data(args.data)
     return out, config_from_args(args)
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #57989857
+# %% ../../nbs/commands/10a_theory_command.ipynb #8f443d41
 def _one_seed_lines(res, S) -> list:
     """One seed's account: stage 1, Assumption 1, the max margin, stage 2, the selection reached and the
     statements (S: its summary with the verdicts' facts and words)."""
@@ -170,7 +170,7 @@ def _one_seed_lines(res, S) -> list:
                f"statement (2): premise {s2['premise']}, conclusion {s2['holds']}")
     return out
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #f70ddf9b
+# %% ../../nbs/commands/10a_theory_command.ipynb #a308ab39
 def _setting_eta0(cfg, tokens, labels, V):
     "The setting's eta0 (given, or eta0.eta0_default) and a line saying where it comes from."
     from attn_tokens.theory.eta0 import eta0_default   # the light --help path: torch when it runs
@@ -221,7 +221,7 @@ def _seeds_run(args, cfg, tokens, labels, V):
                                             'premises')} | dict(verdict=theory_word(th)))
     return runs, dict(eta0=eta, seeds=seeds, theorem=theorem)
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #d7e8f7bd
+# %% ../../nbs/commands/10a_theory_command.ipynb #797490c2
 def _d_text(d): return 'inf' if d == math.inf else str(int(d))
 
 def _protocol_kw(cfg) -> dict:
@@ -243,7 +243,7 @@ def _window_run(args, cfg, tokens, labels, V):
     print('\n'.join(window_lines(w)))
     return w.record()
 
-# %% ../../nbs/commands/10a_theory_command.ipynb #0f31b4f7
+# %% ../../nbs/commands/10a_theory_command.ipynb #b5ac77e3
 def _cli_run(args):
     """The body of `cli_run`: DATA's ids renumbered to the ones that occur (`window.used_tokens`), then
     the seeds at the setting's eta0 or the eta0 window; a short account on the console, the JSON
