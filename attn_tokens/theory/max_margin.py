@@ -161,9 +161,15 @@ def _certificate(A, lam):
         float(0.5 * p @ p - dual),
     )
 
+def _ldp_weights(M, e, method, maxiter):
+    """w >= 0 minimising ||M w - e||: scipy's `nnls`, or `lsq_linear`'s active-set 'bvls' (scipy 1.17's
+    nnls can stop at a non-optimal point when many rows tie, e.g. the irrelevant tokens at d = inf)."""
+    if method == 'nnls': return scipy.optimize.nnls(M, e, maxiter=maxiter)[0]
+    return scipy.optimize.lsq_linear(M, e, bounds=(0, np.inf), method='bvls', max_iter=maxiter).x
+
 def max_margin(E, pairs, tol=1e-10, maxiter=None):
-    """Solve min ||p|| s.t. (E_r - E_s)^T p >= 1 for all (r, s) in `pairs` by NNLS on the LDP dual;
-    certificate included."""
+    """Solve min ||p|| s.t. (E_r - E_s)^T p >= 1 for all (r, s) in `pairs` by NNLS on the LDP dual
+    (`_ldp_weights`); certificate included."""
     pairs = torch.as_tensor(pairs).reshape(-1, 2)
     if len(pairs) == 0:
         raise ValueError("no constraint pairs: every sequence holds only its selected token; "
@@ -173,25 +179,26 @@ def max_margin(E, pairs, tol=1e-10, maxiter=None):
     m, d = A.shape
     M = np.vstack([A.T, np.ones((1, m))])
     e = np.zeros(d + 1); e[-1] = 1.
-    w, rnorm = scipy.optimize.nnls(M, e, maxiter=maxiter if maxiter is not None else 50 * (m + d))
-    rho = 1. - w.sum()
-    scale = max(np.linalg.norm(A, axis=1).max(), 1e-300)
-    wn = w / max(w.sum(), 1e-300)
-    farkas = float(np.linalg.norm(A.T @ wn) / scale)
-    infeasible = MaxMarginResult(False, None, wn, pairs, float('nan'), float(wn.min()),
-                                 float('nan'), float('nan'),
-                                 pairs[torch.from_numpy(wn > 0)], farkas)
-    if rho <= tol:
+    err = None
+    for method in ('nnls', 'bvls'):   # scipy's nnls, then an active-set solver where it stops short
+        w = _ldp_weights(M, e, method, maxiter if maxiter is not None else 50 * (m + d))
+        rho = 1. - w.sum()
+        scale = max(np.linalg.norm(A, axis=1).max(), 1e-300)
+        wn = w / max(w.sum(), 1e-300)
+        farkas = float(np.linalg.norm(A.T @ wn) / scale)
+        infeasible = MaxMarginResult(False, None, wn, pairs, float('nan'), float(wn.min()),
+                                     float('nan'), float('nan'),
+                                     pairs[torch.from_numpy(wn > 0)], farkas)
+        if rho <= tol:
+            if farkas <= 1e-8: return infeasible
+            err = (f"max_margin: numerically degenerate (rho = {rho:.1e}, Farkas residual "
+                   f"{farkas:.1e}); neither certificate holds"); continue
+        lam = w / rho
+        best = (lam,) + _certificate(A, lam)
+        if best[2] >= 1 - 1e-6: break
         if farkas <= 1e-8: return infeasible
-        raise RuntimeError(f"max_margin: numerically degenerate (rho = {rho:.1e}, Farkas residual "
-                           f"{farkas:.1e}); neither certificate holds")
-    lam = w / rho
-    best = (lam,) + _certificate(A, lam)
-    # no optimality certificate: report, never silently
-    if best[2] < 1 - 1e-6:
-        if farkas <= 1e-8: return infeasible
-        raise RuntimeError(f"max_margin: no certificate (min margin {best[2]:.3e}, Farkas residual "
-                           f"{farkas:.1e})")
+        err = f"max_margin: no certificate (min margin {best[2]:.3e}, Farkas residual {farkas:.1e})"
+    else: raise RuntimeError(err)   # no optimality certificate from either solver: report, never silently
     S = lam > 0
     if S.any():                                    # polish on the support
         lS = np.linalg.lstsq(A[S] @ A[S].T, np.ones(S.sum()), rcond=None)[0]

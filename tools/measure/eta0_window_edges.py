@@ -1,0 +1,95 @@
+"""Both edges of the eta0 window (notebook 03j_eta0_window): theory.window.eta0_window on six Assumption-1 sets, at
+d = inf with the scores perturbed by eps = 1e-6, 1e-12 and unperturbed (eps = 0), and at d = 2^13, 2^17, 2^25
+(unperturbed; the init is random there: seeds 0, 1, 2). Fixed before any run:
+  sets    make_assumption1(n, n_relevant, n_irrelevant, T, seed=0) for
+          hand   = (40, 10, 10, 8)   the set of 03i_hand_counterexample
+          n1000_V68_T16 = (1000, 8, 60, 16) and n2000_V110_T32 = (2000, 10, 100, 32), the sets of tools/measure/d_limit.py
+          a16_T6 = (60, 6, 10, 6), a28_T10 = (80, 8, 20, 10), a24_T4 = (120, 4, 20, 4): three new shapes (other n, V, T
+          and relevant-to-irrelevant ratios), small enough that a scan costs seconds to minutes;
+  range   eta0 from 2 / max|alpha| to 64 / max|alpha|: the largest stage-1 score at d = inf, (eta0 / 2) max|alpha|, from 1
+          to 32 (the 03i example sits at 6); the same rule on every set, stated in the set's own scale;
+  grid    20 points a decade, edges bisected to a relative 0.01 (eta0_window's defaults) on the five small sets; 10 a
+          decade and 0.02 on n1000_V68_T16; 5 a decade and 0.05 on n2000_V110_T32 (a run there costs 30 to 100 CPU-s);
+  order   (what a cut-off keeps; the perturbed and finite-d scans cost about 20 CPU-s on a small set, the unperturbed
+          ones several times more) the four small sets at d = inf, eps = 1e-6 and 1e-12, then at the three finite d
+          (seed 0), then at eps = 0; n1000_V68_T16 at d = inf (eps = 1e-12, 1e-6, 0); seeds 1 and 2 of the small
+          sets; n1000_V68_T16 at finite d (seed 0); n2000_V110_T32 at d = inf, eps = 1e-12 (the d-sweep's perturbed
+          cell), then its eps = 0 cell.
+Per scan: eta0_window's record (every eta0 with its outcome, the edges), its CPU time. Written to OUT.json atomically
+after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT skips the scans done. --workers K runs
+K scans at once (one torch thread each); --budget S starts no scan after S seconds.
+Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S]
+(read by nbs/theory/03j_eta0_window.ipynb)"""
+import argparse, json, math, os, sys, time
+os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
+
+COMMAND = 'nice -n 19 python tools/measure/eta0_window_edges.py nbs/measured/eta0_edges.json --workers 2'
+SETS = {'hand': (40, 10, 10, 8), 'a16_T6': (60, 6, 10, 6), 'a28_T10': (80, 8, 20, 10), 'a24_T4': (120, 4, 20, 4),
+        'n1000_V68_T16': (1000, 8, 60, 16), 'n2000_V110_T32': (2000, 10, 100, 32)}
+SMALL = ('hand', 'a16_T6', 'a28_T10', 'a24_T4')
+GRIDS = {'n1000_V68_T16': (10, 0.02), 'n2000_V110_T32': (5, 0.05)}    # else eta0_window's defaults (20, 0.01)
+C_RANGE = (1., 32.)
+EPS = (1e-6, 1e-12, 0.)
+DS = (2 ** 13, 2 ** 17, 2 ** 25)
+
+def tasks():
+    "Every scan (set, cell, seed), cell 'inf|EPS' or a finite d, in the order they start."
+    inf = lambda s, eps=EPS: [(s, f'inf|{e:g}', 0) for e in eps]
+    fin = lambda s, seeds: [(s, str(d), k) for k in seeds for d in DS]
+    return ([t for s in SMALL for t in inf(s, EPS[:2])] + [t for s in SMALL for t in fin(s, [0])]
+            + [t for s in SMALL for t in inf(s, EPS[2:])] + inf('n1000_V68_T16', (1e-12, 1e-6, 0.))
+            + [t for s in SMALL for t in fin(s, [1, 2])] + fin('n1000_V68_T16', [0])
+            + [('n2000_V110_T32', 'inf|1e-12', 0), ('n2000_V110_T32', 'inf|0', 0)])
+
+def key(task): return '|'.join(map(str, task))
+
+def scan(task):
+    "One eta0_window scan (in a worker process): its record."
+    import torch; torch.set_num_threads(1)
+    from attn_tokens.data.generators import make_assumption1
+    from attn_tokens.data.tokenset import TokenSet
+    from attn_tokens.theory.window import eta0_window, GRID_PER_DECADE, RTOL
+    name, cell, seed = task
+    n, R, I, T = SETS[name]; data = make_assumption1(n=n, n_relevant=R, n_irrelevant=I, T=T, seed=0)
+    amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
+    lo, hi = 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
+    grid, rtol = GRIDS.get(name, (GRID_PER_DECADE, RTOL))
+    d, eps = (math.inf, float(cell.split('|')[1])) if cell.startswith('inf') else (int(cell), 0.)
+    c0 = time.process_time()
+    w = eta0_window(data.tokens, data.labels, d, lo, hi, grid=grid, rtol=rtol, score_noise=eps, seed=seed)
+    return task, dict(set=name, cell=cell, seed=seed, eps=eps, max_alpha=amax, cpu_s=time.process_time() - c0) | w.record()
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0]); ap.add_argument('out')
+    ap.add_argument('--workers', type=int, default=1)
+    ap.add_argument('--budget', type=float, default=math.inf, help='start no scan after this many s')
+    a = ap.parse_args()
+    import multiprocessing as mp
+    from attn_tokens.infra.files import write_json
+    meta = dict(command=COMMAND, sets={k: 'make_assumption1(n=%d, n_relevant=%d, n_irrelevant=%d, T=%d, seed=0)' % v
+                                       for k, v in SETS.items()},
+                c_range=list(C_RANGE), eps=list(EPS), ds=list(DS), grids=GRIDS,
+                window="eta0_window(tokens, labels, d, 2 c0 / max|alpha|, 2 c1 / max|alpha|, grid, rtol, "
+                       "score_noise=eps, seed=seed): run_protocol's defaults otherwise",
+                machine='2-core machine shared with other work; one torch thread a scan, nice 19')
+    runs = json.loads(open(a.out).read())['runs'] if os.path.exists(a.out) else {}
+    todo = [t for t in tasks() if key(t) not in runs]; t0 = time.time()
+    print(f"{len(runs)} scans done, {len(todo)} to go, {a.workers} workers", flush=True)
+    pool = mp.get_context('fork').Pool(a.workers, maxtasksperchild=1); it = iter(todo); flight = []
+    def submit():
+        for t in it: flight.append(pool.apply_async(scan, (t,))); return
+    for _ in range(a.workers): submit()
+    n = 0
+    while flight:
+        time.sleep(0.5)
+        for r in [r for r in flight if r.ready()]:
+            flight.remove(r); task, rec = r.get(); runs[key(task)] = rec; n += 1
+            write_json(a.out, dict(meta=meta, runs=runs))
+            edges = ', '.join(f"{e['kind']} {e['reached']:.4g}/{e['not_reached']:.4g} ({e['outcome']})"
+                              for e in rec['edges']) or 'no edge'
+            print(f"[{n}/{len(todo)}, {time.time() - t0:.0f} s] {key(task)}: {edges}; {len(rec['points'])} runs, "
+                  f"{rec['cpu_s']:.0f} CPU-s", flush=True)
+            if time.time() - t0 < a.budget: submit()
+    pool.terminate()
+
+if __name__ == '__main__': main()
