@@ -597,6 +597,34 @@ def build_site(cache, nbs, docs, names, clean=True):
 
 
 # ---------------------------------------------------------------- (4) README.md
+# pages that moved (the reorganisation into paper/ and commands/): old page under _docs/ -> its page now. A link to an
+# old page (a bookmark, a citation) lands on a small page that sends the reader on (meta refresh) and names the new one.
+MOVED = {'experiments/paper.html': 'experiments/published.html', 'experiments/verdicts.html': 'paper/rule.html',
+         'infra/cli.html': 'commands/cli.html', 'theory/theory_args.html': 'commands/theory_command.html',
+         'engine/bench_args.html': 'commands/bench_args.html', 'experiments/reproduce.html': 'commands/reproduce.html',
+         'experiments/reproduce_args.html': 'commands/reproduce_args.html',
+         'experiments/select.html': 'commands/select.html', 'experiments/select_identity.html': 'commands/select_identity.html',
+         'experiments/select_args.html': 'commands/select_args.html',
+         'experiments/select_baselines.html': 'commands/select_baselines.html',
+         'infra/reliability.html': 'commands/reliability.html'}
+
+REDIRECT = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Moved: {new}</title>
+<meta http-equiv="refresh" content="0; url={href}"><link rel="canonical" href="{href}"></head>
+<body><p>This page moved to <a href="{href}">{new}</a>.</p></body></html>
+"""
+
+def write_redirects(docs, pages):
+    "A redirect page at each old name of MOVED whose new page was built (`pages`: the pages under `docs`); their count."
+    n = 0
+    for old, new in MOVED.items():
+        if new not in pages or old in pages: continue
+        href = os.path.relpath(new, os.path.dirname(old) or '.')
+        (docs/old).parent.mkdir(parents=True, exist_ok=True)
+        (docs/old).write_text(REDIRECT.format(new=new, href=href), encoding='utf-8'); n += 1
+    return n
+
+
 def readme_markdown(cache, names):
     "README.md (GitHub markdown) from the processed index notebook, links made relative to the repository root."
     cfg = _cfg()
@@ -667,6 +695,7 @@ def main():
               'without the cells before it, to render show_doc: keep imports in cells of their own; see the nbdev FAQ)', file=sys.stderr)
     names = [k for f in files if (k := nb_key(f, nbs)) not in proc_errs]
     manifest, missing, problems = build_site(cache, nbs, docs, names)
+    print(f'redirects: {write_redirects(docs, set(manifest))} old page names sent to their pages now')
     readme = readme_markdown(cache, names)
     rp = ROOT/'README.md'
     old = rp.read_text(encoding='utf-8') if rp.exists() else ''

@@ -8,7 +8,7 @@ Rules (each line of output names the file and, where it applies, the cell and th
   that is not exported (one that shows or checks them) between them; markdown cells do not interrupt a run;
 - no tracker words ("issue 27", "Done-when") in notebooks: the pages are for readers, the tracker is not;
 - imports in their own cells: nbdev's docs build executes every cell with an import in it (to render
-  show_doc), so a cell that imports and also computes runs again at build time (a `slow` cell too: 09_cli's
+  show_doc), so a cell that imports and also computes runs again at build time (a `slow` cell too: 10_cli's
   Ctrl-C probe added 2 minutes to every docs build); nbdev's own test for it (an import plus an expression or
   an assignment, in a code cell not exported and not `eval: false`);
 - one spelling of "normalised" in the library and the command line (British, as the prose);
@@ -17,13 +17,17 @@ Rules (each line of output names the file and, where it applies, the cell and th
   to an anchor its page does not have (private functions get no entry), and the browser check fails on the link;
 - no backslash in the `>` summary of a notebook that exports a module: nbdev writes that line verbatim as the
   module's docstring, in a string that is not raw, so `$E^\\top$` puts a tab into the docstring and `$\\beta$` a
-  backspace (write E^T, β, ×).
+  backspace (write E^T, β, ×);
+- no function of the library longer than MAX_LINES lines (split it into named steps);
+- the layers only point down (FLOORS: infra -> engine -> data -> theory -> experiments -> paper -> commands): no
+  import of the package runs up a floor, none makes a circle, and one inside a function says beside it why (an
+  optional heavy dependency, or the light --help path), never to dodge a circle.
 """
 import ast, json, re, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MAX_EXPORT_RUN, MAX_PARAMS = 3, 8
+MAX_EXPORT_RUN, MAX_PARAMS, MAX_LINES = 3, 8, 60
 EXPORT = re.compile(r'^#\|\s*export', re.M)
 TRACKER = re.compile(r'\bissues? #?\d+\b|done[- ]when', re.I)
 AMERICAN = re.compile(r'normaliz', re.I)
@@ -104,6 +108,12 @@ def check_library():
         for i, line in enumerate(text.splitlines(), 1):
             if AMERICAN.search(line):
                 out.append(f"{rel}:{i}: 'normaliz...' spelled; the package writes 'normalis...'")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and p.name != '_modidx.py':
+                n = node.end_lineno - node.lineno + 1
+                if n > MAX_LINES:
+                    out.append(f"{rel}:{node.lineno}: {node.name} is {n} lines (at most {MAX_LINES}); split it "
+                               f"into named steps")
         if p.parent.name != 'theory': continue
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -117,9 +127,74 @@ def check_library():
     return out
 
 
+FLOORS = ('infra', 'engine', 'data', 'theory', 'experiments', 'paper', 'commands')   # each imports only below it
+REASONS = ('optional', 'heavy', '--help', 'light')   # what a function-level import's comment must name
+
+
+def _floor(mod):
+    "The floor of module `mod` (attn_tokens.X...): its index in FLOORS; the console entry cli is a command."
+    part = mod.split('.')[1] if mod.count('.') else ''
+    return FLOORS.index('commands') if part == 'cli' else FLOORS.index(part) if part in FLOORS else None
+
+
+def _imports(p, mod, tree):
+    "(module imported, line, at module level?) of every import of the package's own modules in file `p`."
+    pkg = mod if p.name == '__init__.py' else mod.rpartition('.')[0]
+    top = {id(n) for b in tree.body for n in ast.walk(b) if not isinstance(b, (ast.FunctionDef, ast.ClassDef))}
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import): names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = pkg.split('.')[:len(pkg.split('.')) - node.level + 1] if node.level else []
+            src = '.'.join(base + ([node.module] if node.module else []))
+            names = [f"{src}.{a.name}" for a in node.names]    # a module, or a name in module src
+        else: continue
+        out += [(n, node.lineno, id(node) in top) for n in names if n.startswith('attn_tokens.')]
+    return out
+
+
+def check_imports():
+    """The layers: no import runs up a floor (FLOORS), no circle between modules, and an import of the package's
+    own modules inside a function only with a comment (on its line or the line above) naming why: an optional
+    heavy dependency, or the light --help path."""
+    out, lib, graph = [], ROOT/'attn_tokens', {}
+    for p in sorted(lib.rglob('*.py')):
+        if p.name == '_modidx.py': continue
+        rel = p.relative_to(ROOT); mod = '.'.join(p.relative_to(ROOT).with_suffix('').parts)
+        mod = mod.removesuffix('.__init__'); text = p.read_text(encoding='utf-8'); lines = text.splitlines()
+        for tgt, ln, at_top in _imports(p, mod, ast.parse(text)):
+            graph.setdefault(mod, set()).add(tgt)
+            a, b = _floor(mod), _floor(tgt)
+            if a is not None and b is not None and b > a:
+                out.append(f"{rel}:{ln}: {FLOORS[a]} imports {tgt} ({FLOORS[b]}, a floor up); move what it "
+                           f"needs down, or the caller up")
+            k = ln - 1                  # a comment above a block of imports covers the block
+            while k > 0 and lines[k - 1].strip().startswith(('from ', 'import ')): k -= 1
+            why = ' '.join(lines[max(0, k - 1):ln]).lower()
+            if not at_top and not any(r in why for r in REASONS):
+                out.append(f"{rel}:{ln}: {tgt} imported inside a function without a reason; import it at the "
+                           f"top, or say beside it why not (an optional heavy dependency, the light --help path)")
+    mods = set(graph) | {'.'.join(p.relative_to(ROOT).with_suffix('').parts).removesuffix('.__init__')
+                         for p in lib.rglob('*.py')}
+    def module(t):
+        while t not in mods and '.' in t: t = t.rpartition('.')[0]
+        return t
+    edges = {m: {module(t) for t in ts} - {m} for m, ts in graph.items()}
+    seen, done = set(), set()
+    def visit(m, path):
+        if m in done: return
+        if m in seen:
+            out.append(f"attn_tokens: import circle {' -> '.join(path[path.index(m):] + [m])}"); return
+        seen.add(m)
+        for t in sorted(edges.get(m, ())): visit(t, path + [m])
+        done.add(m)
+    for m in sorted(edges): visit(m, [])
+    return out
+
+
 def main():
     private = {n for n in private_symbols() if n.startswith('_')}
-    found = [x for f in notebooks() for x in check_notebook(f, private)] + check_library()
+    found = [x for f in notebooks() for x in check_notebook(f, private)] + check_library() + check_imports()
     print('\n'.join(found) if found
           else f'layout: {len(notebooks())} notebooks and the library follow the reading rules')
     return 1 if found else 0

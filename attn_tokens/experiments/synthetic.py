@@ -13,7 +13,7 @@ from ..data import generators
 from ..engine.models import OneLayerAttention
 from .train import TrainConfig
 from .analysis import embedding_report, class_report
-from .paper import paper_claim
+from .published import paper_claim
 from .framework import ExpConfig, experiment, claim, fit_report
 
 # %% ../../nbs/experiments/05_synthetic.ipynb #90df2154

@@ -141,7 +141,7 @@ def fingerprint(*arrays) -> str:
     return h.hexdigest()
 
 # %% ../../nbs/infra/00d_guards.ipynb #f1facd96
-def check_device(device) -> 'torch.device':
+def check_device(device):
     "`device` as a torch.device this machine has; ValueError naming it and the fix otherwise."
     import torch                       # on first use: the other guards run before torch is imported
     try: dev = torch.device(device)

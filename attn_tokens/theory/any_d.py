@@ -14,7 +14,7 @@ from ..engine import core
 from ..infra.checks import SEED_MAX, check_int, check_number
 from .stage1 import one_step_coef
 from .beyond import wilson
-from .theory_args import check_d, resolve_init
+from .config import check_d, resolve_init
 
 # %% ../../nbs/theory/03h_any_d.ipynb #6c38b78d
 def bartlett_factor(V, df, rng):
@@ -80,16 +80,18 @@ MAIN_SET = 'n2000_V110_T32'   # the sweep's set; runs of other sets carry their 
 MAIN_KW = dict(n=2000, n_relevant=10, n_irrelevant=100, T=32, seed=0)   # make_assumption1's arguments for it
 
 def d_rule(cells, level=0.95):
-    """The sweep's verdict for one eta0 from cells {cell: (n_failed, n_undecided, n)}: (verdict, d0)."""
+    """The sweep's facts for one eta0 from cells {cell: (n_failed, n_undecided, n)}: (what the failures do
+    along d, d0): 'vanishes' (none from d0 on), 'persists' (at the largest d and at d = inf perturbed), else
+    'open'. The words they make are the paper's (paper.rule.d_word)."""
     fin = sorted(c for c in cells if isinstance(c, int))
     hi = {c: wilson(cells[c][0] + cells[c][1], cells[c][2], level)[1] for c in fin}
     d0 = next((c for i, c in enumerate(fin) if all(hi[e] < D0_LEVEL for e in fin[i:])), None)
     lim = cells.get('inf+noise')    # the limit, perturbed, must agree: its upper end below D0_LEVEL too
     lim_ok = lim is None or wilson(lim[0] + lim[1], lim[2], level)[1] < D0_LEVEL
-    if any(cells[c][0] + cells[c][1] == 0 for c in fin) and d0 is not None and lim_ok: return 'holds at large d', d0
+    if any(cells[c][0] + cells[c][1] == 0 for c in fin) and d0 is not None and lim_ok: return 'vanishes', d0
     lo = lambda c: wilson(cells[c][0], cells[c][2], level)[0] if c in cells and cells[c][2] else 0.
-    if lo(fin[-1]) > 0.5 and lo('inf+noise') > 0.5: return 'counterexample', None
-    return 'undecided', d0
+    if lo(fin[-1]) > 0.5 and lo('inf+noise') > 0.5: return 'persists', None
+    return 'open', d0
 
 def d_cells(runs, eta0, shape=MAIN_SET) -> dict:
     """{cell: (n_failed, n_undecided, n)} of the d-sweep's runs (tools/measure/d_limit.py) on `shape` at `eta0`; a

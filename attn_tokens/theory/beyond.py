@@ -24,7 +24,6 @@ from ..infra.files import json_safe
 from .eta0 import eta0_threshold
 from .stage1 import init_bound
 from .stage2 import p_loss_and_grad
-from ..experiments.verdicts import THEORY_WORDS as VERDICTS   # the words' one home (04d_verdicts)
 
 # %% ../../nbs/theory/03d_beyond.ipynb #871ce50c
 def pair_coefficients(E, v, tokens, labels, sel, pairs):
@@ -268,19 +267,13 @@ DELTA = 0.05         # Lemma B's failure probability in F_delta, the theorem's s
 def _premise(statement, name, held, value, detail):
     return dict(statement=statement, premise=name, held=held, value=value, detail=detail)
 
-def premise_verdict(premises, conclusion_holds):
-    """The verdict on one statement: 'outside its premises (...)' if a premise failed, else
-    'undecided (...)' if a premise or the conclusion is undecided (None), else 'holds' or
-    'counterexample'. Each string begins with one of VERDICTS."""
-    failed = [q['premise'] for q in premises if q['held'] is False]
-    unknown = [q['premise'] for q in premises if q['held'] is None]
-    concl = {True: 'holds', False: 'fails', None: 'undecided'}[conclusion_holds]
-    if failed:
-        return f"outside its premises (failed: {'; '.join(failed)}; the conclusion {concl})"
-    if unknown or conclusion_holds is None:
-        why = '; '.join(unknown) if unknown else 'the conclusion'
-        return f"undecided (not decided on this evidence: {why})"
-    return 'holds' if conclusion_holds else 'counterexample'
+def premise_verdict(premises, conclusion_holds) -> dict:
+    """The facts a verdict on one statement is made of: the premises that `failed` (held False), those
+    `unknown` (held None), and `conclusion_holds` (True, False or None: undecided). The words are the
+    paper's judgement (paper.rule.theory_word), not the theory's."""
+    return dict(failed=[q['premise'] for q in premises if q['held'] is False],
+                unknown=[q['premise'] for q in premises if q['held'] is None],
+                conclusion_holds=conclusion_holds)
 
 # %% ../../nbs/theory/03d_beyond.ipynb #59bc5ae5
 def theorem_premises(tokens, labels, V, d, eta0, delta=DELTA):
@@ -364,9 +357,9 @@ HIGH_PROBABILITY = 0.5   # weakest fair reading of "with high probability": succ
                          # than not (the intervals let a reader apply a stricter one)
 
 def theorem_verdict(outcomes, premises, level=0.95):
-    """Theorem 4.3 over the seeds of one setting: 'counterexample' when the Wilson interval of the
-    failure rate lies above 1 - HIGH_PROBABILITY, 'holds' when that of failures plus undecided
-    seeds lies below it, else 'undecided'; 'outside its premises' first."""
+    """Theorem 4.3 over the seeds of one setting, as facts: the conclusion fails (conclusion_holds False)
+    when the Wilson interval of the failure rate lies above 1 - HIGH_PROBABILITY, holds (True) when that
+    of failures plus undecided seeds lies below it, else None; the premises' facts (premise_verdict)."""
     n = len(outcomes); k = sum(o == 'failed' for o in outcomes)
     u = sum(o == 'undecided' for o in outcomes)
     lo, hi = wilson(k, n, level)[0], wilson(k + u, n, level)[1]
@@ -375,9 +368,8 @@ def theorem_verdict(outcomes, premises, level=0.95):
     concl = (f"{k} of {n} seeds converge in direction away from p_mm^rel, {u} undecided; "
              f"{level:.0%} Wilson bounds on the failure rate [{lo:.3f}, {hi:.3f}] against "
              f"{q:g}")
-    return dict(premises=premises, conclusion=concl, conclusion_holds=holds,
-                verdict=premise_verdict(premises, holds), n_seeds=n, n_failed=k,
-                n_undecided=u, failure_wilson=(lo, hi))
+    return dict(premises=premises, conclusion=concl, **premise_verdict(premises, holds), n_seeds=n,
+                n_failed=k, n_undecided=u, failure_wilson=(lo, hi))
 
 # %% ../../nbs/theory/03d_beyond.ipynb #28c5f8db
 def _local_optimality(res, tokens, labels):
@@ -405,14 +397,16 @@ def run_verdicts(runs, tokens, labels, delta=DELTA):
         prem = statement1_premises(r, tokens, labels); n = r.reached['statement1'][
             'n_without_relevant']
         s1.append(dict(premises=prem, conclusion=f"{n} sequences select no relevant token",
-                       conclusion_holds=n == 0, verdict=premise_verdict(prem, n == 0)))
+                       **premise_verdict(prem, n == 0)))
     lo = [_local_optimality(r, tokens, labels) for r in runs]
     return dict(theorem=th, statement1=s1[0] if one else s1, local_optimality=lo[0] if one else lo)
 
 def verdicts_block(res, tokens, labels):
-    "The `verdicts` block of the `attn-tokens theory` summary: {statement1, theorem}, JSON-safe."
+    """The `verdicts` block of the `attn-tokens theory` summary: {statement1, theorem}, each its facts
+    (premises, conclusion, the premises that failed or are unknown, conclusion_holds), JSON-safe."""
     V = run_verdicts(res, tokens, labels)
-    keep = lambda part: dict(verdict=part['verdict'], conclusion=part['conclusion'],
+    keep = lambda part: dict(conclusion=part['conclusion'], conclusion_holds=part['conclusion_holds'],
+                             failed=part['failed'], unknown=part['unknown'],
                              premises=[{k: q[k] for k in ('premise', 'held', 'value')}
                                        for q in part['premises']])
     return json_safe(dict(statement1=keep(V['statement1']), theorem=keep(V['theorem'])))

@@ -3,7 +3,7 @@ two-stage protocol (`run_protocol`, the defaults of `attn-tokens theory`) that r
 grows, over init seeds, at two stage-1 rules: eta0 = 1.2 x the exact threshold (the package's rule) and 3 x it (fixed
 before any run: the dependence on eta0). Per run: the ending and whether the premises of Theorem 4.3 as the package
 states them hold. Written to OUT.json after every run (atomically); a rerun with the same OUT resumes.
-Usage: python tools/measure/d_sweep.py OUT.json [--quick] [--workers 2]   (read by nbs/theory/03f_large_d.ipynb, which draws the figure)"""
+Usage: python tools/measure/d_sweep.py OUT.json [--quick] [--workers 2]   (read by nbs/theory/03e_large_d.ipynb, which draws the figure)"""
 import argparse, json, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import multiprocessing as mp

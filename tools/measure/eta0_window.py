@@ -10,7 +10,7 @@ Written to OUT.json atomically after every run; a rerun with the same OUT skips 
 Usage: nice -n 19 python tools/measure/eta0_window.py OUT.json [--quick] [--shard I/N]
 (--shard I/N: this process runs every N-th task from the I-th; N processes share OUT.json, each
 merging its run into the file under a lock)
-(read by nbs/theory/03f_large_d.ipynb)"""
+(read by nbs/theory/03e_large_d.ipynb)"""
 import argparse, fcntl, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import torch

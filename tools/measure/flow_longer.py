@@ -7,7 +7,7 @@ without a relevant token, 1 - cos(p_end, p_mm^reach). If the direction converges
 like |p|^-2 and |p| grows like the gap: doubling the gap divides 1 - cos by about 4, with the same
 selection.
 Usage: nice -n 19 python tools/measure/flow_longer.py nbs/measured/eta0_window.json OUT.json
-(read by nbs/theory/03f_large_d.ipynb)"""
+(read by nbs/theory/03e_large_d.ipynb)"""
 import hashlib, json, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1')
 import torch

@@ -49,6 +49,7 @@ def main():
     from attn_tokens.infra.files import write_json
     from attn_tokens.theory.protocol import run_protocol
     from attn_tokens.theory.beyond import verdicts_block
+    from attn_tokens.paper.rule import theory_word
     torch.set_num_threads(1)
     meta = dict(command=COMMAND, eps=EPS, noise_seed=0, cs=list(CS), sets=[list(s) for s in SETS],
                 generator='make_assumption1(n, n_relevant, n_irrelevant, T, seed=0)',
@@ -72,7 +73,7 @@ def main():
             has_rel = (res.reached['mask'] & relX).any(1)
             one_class = [k for k in (0, 1) if not has_rel[ts.labels == k].any()]
             rec = dict(n=n, n_relevant=R, n_irrelevant=I, T=T, c=c, eta0=eta0,
-                       verdict=vb['statement1']['verdict'], kind=S['reached']['kind'],
+                       verdict=theory_word(vb['statement1']), kind=S['reached']['kind'],
                        n_without_relevant=S['reached']['statement1']['n_without_relevant'],
                        class_without_relevant=one_class, diagnosis=S['diagnosis'],
                        cos_reach=S['reached']['cos_reach'], steps=S['steps'])

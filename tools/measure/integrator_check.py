@@ -4,7 +4,7 @@ select no relevant token after p converged in direction) re-run from the same st
 exponential-Euler flow at a 10x tighter local error (flow_tol / 10) and the capped flow (GD steps
 with every score's change capped, then Armijo steps). Per integrator: the selection read from p,
 the sequences without a relevant token, cos(p_end, p_mm^reach), cos between the final directions.
-Usage: nice -n 19 python tools/measure/integrator_check.py OUT.json   (read by nbs/theory/03f_large_d)"""
+Usage: nice -n 19 python tools/measure/integrator_check.py OUT.json   (read by nbs/theory/03e_large_d)"""
 import json, os, sys, time
 os.environ.setdefault('OMP_NUM_THREADS', '1')
 import torch
@@ -29,6 +29,7 @@ def main(out):
     from attn_tokens.theory.eta0 import eta0_exact_threshold
     from attn_tokens.theory.protocol import run_protocol
     from attn_tokens.theory.beyond import run_verdicts
+    from attn_tokens.paper.rule import theory_word
     from attn_tokens.infra.files import write_json
     torch.set_num_threads(1)
     res_all = json.load(open(out))['cases'] if os.path.exists(out) else {}
@@ -50,7 +51,7 @@ def main(out):
                 stop=r.history.stop_reason[:120], steps=len(r.history.step_loss) - 1,
                 loss_monotone=bool(r.history.monotone()), mask=R['mask'].int().tolist(),
                 E1_v=(r.E1 @ r.v).tolist(), p=r.p.tolist(), time_s=time.time() - t0,
-                statement1=run_verdicts(r, data.tokens, data.labels)['statement1']['verdict'])
+                statement1=theory_word(run_verdicts(r, data.tokens, data.labels)['statement1']))
             print(name, iname, R['kind'], R['statement1']['n_without_relevant'],
                   f"{time.time() - t0:.0f} s", flush=True)
             res_all[name] = rec

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The transformer ladder (nbs/experiments/10a_transformer_ladder.ipynb) at the GPU size: T = 512, d = 256, 5 seeds,
+"""The transformer ladder (nbs/experiments/08a_transformer_ladder.ipynb) at the GPU size: T = 512, d = 256, 5 seeds,
 rungs R0-R7, on IMDB and the Yelp sentences.
 
 Three steps, the first and last where the package is installed, the middle one on the GPU machine:
@@ -114,7 +114,8 @@ def run(args):
                  "machine, or pass --cpu-smoke for a tiny run on the CPU (a check of the script, not a result)")
     _shims()
     from attn_tokens.infra import files
-    from attn_tokens.experiments import transformer_ladder as L
+    from attn_tokens.experiments import transformer_ladder as L      # the package only here: the GPU run needs none
+    from attn_tokens.paper.rule import claim_word
     device = 'cpu' if args.cpu_smoke else 'cuda'
     torch.set_num_threads(1) if args.cpu_smoke else None
     say(L.device_line(device) + (" -- CPU SMOKE RUN at a tiny size: not a result" if args.cpu_smoke else ''))
@@ -155,7 +156,8 @@ def run(args):
 
 def judge(args):
     "The verdict of every rung and claim of a ladder_gpu.json, in the package's words (where the package is)."
-    from attn_tokens.experiments import transformer_ladder as L
+    from attn_tokens.experiments import transformer_ladder as L      # the package only here: the GPU run needs none
+    from attn_tokens.paper.rule import claim_word
     r = json.loads(Path(args.json).read_text())
     labels = {k: m['label'] for k, m in r['data'].items()}
     cl = L.ladder_claims(r['summary'], r['settings'], labels)
@@ -163,7 +165,9 @@ def judge(args):
         f"{' (SMOKE)' if r['smoke'] else ''}")
     for row in L.verdict_rows(r['summary'], cl):
         vals = ', '.join('none' if v is None else f'{v:.3g}' for v in row.get('values', []))
-        say(f"{row['data']:15s} {row['rung']}  {row['claim']:22s} {row['verdict']}" + (f"  [{vals}]" if vals else ''))
+        word = (f"outside its premises: {row['premise_failed']}" if 'premise_failed' in row
+                else claim_word(row['seeds'], row['settings']))
+        say(f"{row['data']:15s} {row['rung']}  {row['claim']:22s} {word}" + (f"  [{vals}]" if vals else ''))
 
 
 def main(argv=None):

@@ -22,7 +22,7 @@ def measure(seed, ckpt_dir, epochs=None):
     ck = os.path.join(ckpt_dir, f'mlp_direction_s{seed}.ckpt')
     if os.path.exists(ck): os.remove(ck)
     tc = dataclasses.replace(mlp_train_config(S, tr.n, seed, ckpt=ck), dir_tol=None)
-    k, (itr, _) = tc.eval_every, T._split(tr.n, tc)
+    k, (itr, _) = tc.eval_every, T.train_val_split(tr.n, tc)
     toks, labs = tr.tokens[itr], tr.labels[itr]
     m = model(); names = [n for n, _ in m.named_parameters()]
     flat = lambda d: [d[n].detach().clone() for n in names]

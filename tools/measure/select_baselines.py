@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Measure `attn-tokens select` with its classical rankings and faithfulness on real data, and its speed; writes
-nbs/measured/select_baselines.json, which nbs/experiments/09c_select_baselines.ipynb reads and asserts against.
+nbs/measured/select_baselines.json, which nbs/commands/10h_select_baselines.ipynb reads and asserts against.
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/select_baselines.py            # all of it
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/select_baselines.py --runs 1   # one timed IMDB run
@@ -58,9 +58,9 @@ def summary(res: dict) -> dict:
 def lr_bench(data: Path, C: float, runs: int) -> list:
     "Seconds of scikit-learn's LogisticRegression fit on the matrix select fits (phi of the IMDB training part)."
     from sklearn.linear_model import LogisticRegression
-    from attn_tokens.experiments import select
+    from attn_tokens.commands import select
     from attn_tokens.experiments.real_data import bow_features
-    from attn_tokens.experiments.train import TrainConfig, _split
+    from attn_tokens.experiments.train import TrainConfig, train_val_split
     src = select.read_data(data)
     (trx, try_), (tex, tey), classes, _, _ = select._prepare(*src.splits['train'], None, None, 0, False, 'd')
     s = select.DEFAULTS
@@ -68,7 +68,7 @@ def lr_bench(data: Path, C: float, runs: int) -> list:
                                 False, False)
     tr = select._token_data(arrays, 'train', arrays['vocab'].tolist(), 2, s['max_len'])
     X, y = bow_features(tr), tr.labels.numpy()
-    fit_i, _ = (i.numpy() for i in _split(tr.n, TrainConfig(seed=s['seed'])))
+    fit_i, _ = (i.numpy() for i in train_val_split(tr.n, TrainConfig(seed=s['seed'])))
     out = []
     for _ in range(runs):
         t0 = time.perf_counter()

@@ -1,6 +1,6 @@
 """Issue 20, deliverable 6: time per stage-2 flow step against d, with the d x d Hessian (eigh) and in the token space
 (`attn_tokens.theory.token_space.RowSpace`), and `attn-tokens theory` end to end at large d.
-Usage: python tools/measure/token_space_speed.py OUT.json [--quick]   (read by nbs/theory/03e_token_space.ipynb)
+Usage: python tools/measure/token_space_speed.py OUT.json [--quick]   (read by nbs/theory/03g_token_space.ipynb)
 Data: make_assumption1(n=300, n_relevant=10, n_irrelevant=60, T=8, seed=0) (V = 70), E(1) after one stage-1 step with
 eta0 = 1.2 x the exact threshold (init seed 0); the step is timed at p after 20 flow steps (the default flow_tol)."""
 import json, os, platform, subprocess, sys, tempfile, time

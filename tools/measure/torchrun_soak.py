@@ -1,4 +1,4 @@
-"""Soak test of the torchrun runs of nbs/engine/11_distributed.ipynb (issue 23, item 1): run, many times in a row and each next to
+"""Soak test of the torchrun runs of nbs/engine/00d_distributed.ipynb (issue 23, item 1): run, many times in a row and each next to
 CPU-bound competitors, (a) the notebook's torchrun training test (its `TRAIN` script, 2 processes) and (b)
 `torchrun --nproc_per_node 2 -m attn_tokens.cli reproduce --quick --only synthetic --out DIR`; print every run's exit
 status (and the signal that ended a rank, e.g. SIGABRT) and a summary line; with --json, write the counts and commands.
@@ -7,7 +7,7 @@ import argparse, json, os, platform, re, signal, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-NB = ROOT/'nbs'/'engine/11_distributed.ipynb'
+NB = ROOT/'nbs'/'engine/00d_distributed.ipynb'
 REPRO = ['reproduce', '--quick', '--only', 'synthetic', '--threads', '1', '--out']
 
 def train_script():
@@ -58,7 +58,7 @@ def verdict(rc, err):
     what = 'terminate called' if 'terminate called' in err else ('traceback' if 'Traceback' in err else 'failed')
     return f"{what}; torchrun exit {rc}; ranks: {sig[:4]}"
 
-CMD = {'train': "the torchrun training test of nbs/engine/11_distributed.ipynb (its TRAIN script, 2 processes)",
+CMD = {'train': "the torchrun training test of nbs/engine/00d_distributed.ipynb (its TRAIN script, 2 processes)",
        'reproduce': 'torchrun --nproc_per_node 2 -m attn_tokens.cli ' + ' '.join(REPRO) + ' DIR'}
 
 def record(path, label, tool, busy, res, **extra):
