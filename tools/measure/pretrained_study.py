@@ -4,7 +4,7 @@
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/pretrained_study.py nbs/measured/pretrained.json [--size cpu]
 """
-import argparse, copy, json, os, sys, time
+import argparse, copy, json, sys
 from pathlib import Path
 import torch
 from attn_tokens.infra.files import write_json
