@@ -67,6 +67,8 @@ def main(argv=None):
     res = json.loads(out.read_text()) if out.exists() else {'runs': {}, 'rule': __doc__.split('\n\n')[1]}
     print(device_line(a.device), flush=True)
     res.setdefault('devices', []).append(device_line(a.device))
+    res.setdefault('commands', []).append('ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py '
+                                          + ' '.join(argv if argv is not None else sys.argv[1:]))
     cfg = ExpConfig(size='full')
     def runs_at(size, rungs):
         s = SIZES[size]
