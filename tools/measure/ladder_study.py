@@ -1,4 +1,4 @@
-"""The ladder that decides (issue 49, item 1): the size chosen by a rule stated before any rung is looked at, then
+"""The ladder that decides: the size chosen by a rule stated before any rung is looked at, then
 every rung R0-R7 run there to convergence on 3 seeds and both data sets. Writes nbs/measured/ladder_study.json,
 resumable (every finished run is kept; a rerun does the rest).
 
