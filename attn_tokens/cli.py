@@ -30,8 +30,8 @@ LIGHT_PARSERS = {'select': 'attn_tokens.commands.select_args',
                  'bench': 'attn_tokens.commands.bench_args',
                  'theory': 'attn_tokens.commands.theory'}
 # the subcommands whose module declares its arguments with the light module's own cli_parser (tested
-# below), so that their help is built without the import; select's defaults live in its module
-LIGHT_HELP = ('reproduce', 'bench', 'theory')
+# below), so that their help is built without the import
+LIGHT_HELP = ('select', 'reproduce', 'bench', 'theory')
 
 def _check_env():
     """The package's environment variables, checked before any work (a bad value is a ValueError

@@ -17,20 +17,60 @@ Rules (each line of output names the file and, where it applies, the cell and th
   to an anchor its page does not have (private functions get no entry), and the browser check fails on the link;
 - no backslash in the `>` summary of a notebook that exports a module: nbdev writes that line verbatim as the
   module's docstring, in a string that is not raw, so `$E^\\top$` puts a tab into the docstring and `$\\beta$` a
-  backspace (write E^T, β, ×);
+  backspace (write E^T, β, ×); nor three double quotes or a final one, which end that string early. Which
+  notebooks export a module, and which summary becomes the docstring, is decided by nbdev's own directive parser
+  and exporter (`# | default_exp`, `#|default_exp`, a cell starting `#| hide` before it: every form nbdev accepts);
 - no function of the library longer than MAX_LINES lines (split it into named steps);
 - the layers only point down (FLOORS: infra -> engine -> data -> theory -> experiments -> paper -> commands): no
   import of the package runs up a floor, none makes a circle, and one inside a function says beside it why (an
   optional heavy dependency, or the light --help path), never to dodge a circle.
+
+    python tools/check_layout.py --self-test   # the rules' own tests, on made-up notebooks (CI runs it)
 """
-import ast, json, re, sys
+import argparse, ast, copy, json, re, sys, tempfile, warnings
 from pathlib import Path
+from execnb.nbio import dict2nb
+from fastcore.basics import AttrDict
+from nbdev.export import ExportModuleProc, nb_export
+from nbdev.process import NBProcessor, extract_directives
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_EXPORT_RUN, MAX_PARAMS, MAX_LINES = 3, 8, 60
-EXPORT = re.compile(r'^#\|\s*export', re.M)
+EXPORTS = ('export', 'exporti', 'exports')   # the directives that put a cell into a module (nbdev.export)
 TRACKER = re.compile(r'\bissues? #?\d+\b|done[- ]when', re.I)
 AMERICAN = re.compile(r'normaliz', re.I)
+
+
+def directives(src) -> dict:
+    "The directives of a code cell's source as nbdev reads them ({'export': [], 'default_exp': ['m'], ...})."
+    return extract_directives(AttrDict(source=src), remove=False)
+
+
+def is_export(src) -> bool: return any(k in directives(src) for k in EXPORTS)
+
+
+def module_summary(nb: dict):
+    """The '>' summary nbdev writes as the docstring of the module notebook `nb` (a dict) exports, as nbdev
+    finds it (its directive parser and export processor); None when nbdev writes no module docstring."""
+    exp = ExportModuleProc()
+    NBProcessor(nb=dict2nb(copy.deepcopy(nb)), procs=[exp]).process()
+    cells = exp.modules.get('#', [])
+    if not getattr(exp, 'default_exp', None) or not any(c.cell_type == 'code' for c in cells): return None
+    md = next((c for c in cells if c.cell_type == 'markdown' and c.source.startswith('# ')), None)
+    line = next((l for l in md.source.splitlines() if l.startswith('> ')), None) if md else None
+    return (line.lstrip('> ').strip() or None) if line else None
+
+
+def summary_problem(summ):
+    "Why the module docstring nbdev writes from `summ` is not `summ` itself, or None."
+    if summ is None: return None
+    if '\\' in summ:
+        return (f"a backslash ({summ[summ.index(chr(92)):][:20]!r}); nbdev writes it as the module's docstring, "
+                f"not raw: write the math without backslashes (E^T, β, ×)")
+    if '\"\"\"' in summ or summ.endswith('"'):
+        return ("a '\"\"\"' or a final '\"', which ends the module's docstring early (nbdev writes it between "
+                "triple quotes): reword it")
+    return None
 
 
 def notebooks():
@@ -44,7 +84,7 @@ def export_runs(cells):
     runs, start, n = [], None, 0
     for i, c in enumerate(cells):
         if c['cell_type'] != 'code': continue
-        if EXPORT.search(''.join(c['source'])):
+        if is_export(''.join(c['source'])):
             start, n = (i if n == 0 else start), n + 1
         else:
             if n: runs.append((start, n))
@@ -55,7 +95,8 @@ def export_runs(cells):
 
 def mixes_imports(src):
     "Whether nbdev's docs build would run this non-exported code cell for its imports, with other code in it."
-    if EXPORT.search(src) or re.search(r'^#\|\s*eval:\s*false', src, re.M | re.I): return False
+    d = directives(src)
+    if any(k in d for k in EXPORTS) or [a.lower() for a in d.get('eval:', [])] == ['false']: return False
     try: tree = ast.parse('\n'.join(l for l in src.splitlines() if not l.lstrip().startswith(('%', '!'))))
     except SyntaxError: return False
     # matplotlib.use('Agg') beside the imports is part of importing
@@ -76,21 +117,17 @@ def private_symbols():
 
 
 def check_notebook(f, private=frozenset()):
-    cells, rel = json.loads(f.read_text(encoding='utf-8'))['cells'], f.relative_to(ROOT)
+    nb = json.loads(f.read_text(encoding='utf-8'))
+    rel = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
+    cells = nb['cells']
     out = [f"{rel}: cells {s}..: {n} export cells in a row (at most {MAX_EXPORT_RUN}); put a cell that shows "
            f"or checks them after the third" for s, n in export_runs(cells) if n > MAX_EXPORT_RUN]
-    exports = any(re.match(r'#\|\s*default_exp\b', ''.join(c['source']))
-                  for c in cells if c['cell_type'] == 'code')      # nbdev writes a module: the summary is its docstring
+    why = summary_problem(module_summary(nb))          # nbdev writes a module: the summary is its docstring
+    if why: out.append(f"{rel}: the '>' summary has {why}")
     for i, c in enumerate(cells):
         m = TRACKER.search(''.join(c['source']))
         if m: out.append(f"{rel}: cell {i}: tracker word {m.group(0)!r}; say what it means for a reader")
         src = ''.join(c['source'])
-        if c['cell_type'] == 'markdown' and src.startswith('# ') and exports:
-            summary = next((l for l in src.splitlines() if l.startswith('> ')), '')
-            if '\\' in summary:
-                at = summary[summary.index('\\'):][:20]
-                out.append(f"{rel}: cell {i}: the '>' summary has a backslash ({at!r}); nbdev writes it as the "
-                           f"module's docstring, not raw: write the math without backslashes (E^T, β, ×)")
         if c['cell_type'] == 'markdown':
             for name in sorted(set(re.findall(r'`(_[A-Za-z]\w*)`', src)) & private):
                 out.append(f"{rel}: cell {i}: `{name}` is a private symbol: nbdev links it to an anchor its "
@@ -190,9 +227,71 @@ def check_imports():
         done.add(m)
     for m in sorted(edges): visit(m, [])
     return out
+def _made_up(first_cell, summary, code='#| export\nx = 1', h1_later=None) -> dict:
+    "A made-up notebook: an H1 with `summary`, a code cell `first_cell`, an exported cell `code`."
+    md = lambda t: {'cell_type': 'markdown', 'metadata': {}, 'source': t}
+    cd = lambda t: {'cell_type': 'code', 'metadata': {}, 'source': t, 'outputs': [], 'execution_count': None}
+    cells = [md(f'# Title\n\n> {summary}'), cd(first_cell), cd(code)] + ([md(h1_later)] if h1_later else [])
+    return {'cells': cells, 'metadata': {'kernelspec': {'language': 'python', 'name': 'python3',
+                                                         'display_name': 'Python 3'}},
+            'nbformat': 4, 'nbformat_minor': 5}
+
+
+def _exported_doc(nb: dict, tmp: Path):
+    """The docstring nbdev's own export writes for `nb` (None: no module, or none in it), with 'SyntaxError' or
+    'invalid escape' appended when Python refuses or warns about the module's source."""
+    f = tmp/'nb.ipynb'; f.write_text(json.dumps(nb), encoding='utf-8')
+    lib = tmp/'lib'; lib.mkdir(exist_ok=True)
+    for q in lib.rglob('*.py'): q.unlink()
+    nb_export(str(f), lib_path=str(lib))
+    mods = list(lib.rglob('*.py'))
+    if not mods: return None
+    src = mods[0].read_text(encoding='utf-8')
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter('always')
+        try: compile(src, str(mods[0]), 'exec')
+        except SyntaxError: return 'SyntaxError'
+    doc = ast.get_docstring(ast.parse(src), clean=False)
+    return doc + ' (invalid escape)' if any('invalid escape' in str(x.message) for x in w) else doc
+
+
+def self_test() -> int:
+    """The summary rule against nbdev's own export, on made-up notebooks: every directive form nbdev accepts
+    (spaces around '|', none after it, indented, after `#| hide` or a blank line, the Quarto colon form, which
+    nbdev does not read as default_exp) and summaries nbdev writes changed (backslashes, triple quotes) or
+    unchanged. The rule must flag exactly the notebooks whose exported docstring is not the summary."""
+    forms = ['#| default_exp m', '# | default_exp m', '#|default_exp m', '  #|  default_exp m', '#  |default_exp m',
+             '#| hide\n#| default_exp m', '#| hide\n\n#| default_exp m', '#|hide\n# | default_exp m',
+             '#| default_exp: m', '# default_exp m', 'x = 0\n#| default_exp m']
+    codes = ['#| export\nx = 1', '# | export\nx = 1', '#|exporti\nx = 1', '#| exports\nx = 1',
+             '#| hide\n#| export\nx = 1', 'x = 1']
+    summaries = [r'Stage 1 moves $E_s^\top v$ by $\eta_0\alpha_s/2$', r'a \\ b', r'C:\path', 'plain E^T v, β, ×',
+                 'ends in a "quote"', 'has """ inside', '']
+    bad, n = [], 0
+    with tempfile.TemporaryDirectory() as d, warnings.catch_warnings():
+        warnings.simplefilter('ignore')          # nbdev warns about a notebook that exports without default_exp
+        tmp = Path(d)
+        cases = [(f, s, c, None) for f in forms for s in summaries[:2] + summaries[3:5] for c in codes[:1]]
+        cases += [(forms[1], s, c, None) for s in summaries for c in codes]
+        cases += [(forms[5], 'plain', codes[0], '# Second\n\n> with \\top'),   # nbdev reads the first H1 only
+                  (forms[5], r'first \top', codes[0], '# Second\n\n> plain')]
+        for first, summ, code, later in cases:
+            nb, n = _made_up(first, summ, code, later), n + 1
+            doc = _exported_doc(nb, tmp)
+            changed = doc is not None and doc != summ.strip()
+            flagged = any("'>' summary" in x for x in check_notebook(tmp/'nb.ipynb'))
+            if flagged != changed:
+                bad.append(f"first cell {first!r}, summary {summ!r}, code {code!r}: nbdev writes the docstring "
+                           f"{doc!r}, the rule {'flags' if flagged else 'passes'} it")
+    print('\n'.join(bad) if bad else f'check_layout self-test: the summary rule agrees with nbdev '
+                                      f'{__import__("nbdev").__version__} on {n} made-up notebooks')
+    return 1 if bad else 0
 
 
 def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--self-test', action='store_true', help="the rules' own tests on made-up notebooks")
+    if ap.parse_args().self_test: return self_test()
     private = {n for n in private_symbols() if n.startswith('_')}
     found = [x for f in notebooks() for x in check_notebook(f, private)] + check_library() + check_imports()
     print('\n'.join(found) if found

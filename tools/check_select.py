@@ -7,7 +7,7 @@
 
 The page FAILS the check if it has a console error (a failed resource load included), raw TeX in its text
 (\\top, ^T, E_s, $...$), an image that did not load, no faithfulness figure, fewer than
-attn_tokens.commands.select.N_EXAMPLES examples, or an example without a shaded word.
+attn_tokens.commands.select_page.N_EXAMPLES examples, or an example without a shaded word.
 Chromium is found (or installed with apt-get) and driven as tools/check_site.py does. A screenshot of the
 examples goes to artifacts/screenshots/select.png.
 """
@@ -33,7 +33,7 @@ PAGE_JS = r'''(async () => {
 
 def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> list:
     "Problems of the report page `page` in headless Chromium (empty: none)."
-    from attn_tokens.commands.select import N_EXAMPLES
+    from attn_tokens.commands.select_page import N_EXAMPLES
     exe = find_chromium(install=not no_install)
     shots.mkdir(parents=True, exist_ok=True)
     cdp = CDP(exe, shots.parent/'chromium_select.log')

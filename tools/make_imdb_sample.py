@@ -3,7 +3,9 @@
 From a local copy of IMDB (the data folder's imdb/{train,test}.parquet, e.g. $ATTN_TOKENS_DATA), draw 250 reviews of
 each class from each split with numpy.random.default_rng(0) (class 0 first, then class 1, without replacement; rows
 kept in file order) and write them with write_local_copy, so that the sample reads as the data set `imdb`.
-Running it again on the same copy gives byte-identical files; it prints their sha256 for samples/README.md.
+Running it again on the same copy gives byte-identical files; it prints their sha256 for samples/README.md and
+attn_tokens.data.corpora.SAMPLE_SHA256 (nbs/data/01a_corpora.ipynb), against which the package checks the sample
+whenever it reads it.
 
 Usage: python tools/make_imdb_sample.py DATA_FOLDER [--force]"""
 import argparse, hashlib

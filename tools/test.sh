@@ -31,6 +31,7 @@ if [ "${CI:-}" = "true" ]; then
   python tools/check_layout.py
   echo "== linter: ruff, pyflakes' rules (ruff.toml), on the library and the notebooks' code"
   ruff check --no-cache attn_tokens nbs
+  python tools/check_layout.py --self-test     # the summary rule against nbdev's own export, on made-up notebooks
 fi
 
 echo "== notebook tests (nbdev; a line per notebook as it finishes)"

@@ -17,8 +17,9 @@ from .hub import DERIVED, HUB_IDS, KNOWN_DATASETS, LOCAL_ONLY, hub_status
 from ..infra.files import DATA_ENV, atomic_write, check_output
 
 # %% auto #0
-__all__ = ['N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLES', 'DatasetUnavailableError', 'DataDirError', 'check_data_dir',
-           'local_files', 'check_local_copy', 'load_text_dataset', 'write_local_copy', 'corpus_source', 'sample_files']
+__all__ = ['N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLE_SHA256', 'SAMPLES', 'DatasetUnavailableError', 'DataDirError',
+           'check_data_dir', 'local_files', 'check_local_copy', 'load_text_dataset', 'write_local_copy',
+           'corpus_source', 'sample_files']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
 N_CLASSES = {'imdb': 2, 'yelp_polarity': 2, 'yelp_review_full': 5, 'yelp_sentences': 2,
@@ -35,12 +36,44 @@ def _check_name(name):
     if name not in KNOWN_DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known names: {', '.join(KNOWN_DATASETS)}.")
 
+def _file_sha(path, bufsize=1 << 22) -> str:
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(bufsize), b''): h.update(b)
+    return h.hexdigest()
+
 def _split_files(folder: Path, name) -> dict:
     "Split -> parquet file of `folder/name` (train first, then test), {} if there is none."
     d = folder/name
     found = sorted(d.glob('*.parquet'), key=lambda f: (f.stem != 'train', f.stem != 'test',
                                                        f.stem)) if d.is_dir() else []
+    _check_shipped(folder, name, found)
     return {f.stem: f for f in found if f.stem in SPLITS}
+
+SAMPLE_DIR = Path(attn_tokens.__file__).parent/'samples'   # a data folder: <name>/{train,test}.parquet
+SAMPLE_SHA256 = {'imdb': {   # the bytes shipped (samples/README.md states the same): checked whenever they are read
+    'train': 'ed545b816a8ef7fbac80cad4b4395fa637b37dd72377096153b70782e5d88ee8',
+    'test': '823011ca399f50f720c92af689f0184f5cbcda14d520bcafb011285fce21b447'}}
+
+def _check_shipped(folder: Path, name, found):
+    """When `folder` is the package's sample folder: each Parquet file found in it for `name` is one
+    it shipped, byte for byte (its SHA-256); else a ValueError naming the file and the fix."""
+    try: shipped = Path(folder).expanduser().resolve() == Path(SAMPLE_DIR).resolve()
+    except OSError: return                                       # a folder that cannot be resolved
+    if not shipped: return
+    for f in found:
+        want = SAMPLE_SHA256.get(name, {}).get(f.stem)
+        got = _file_sha(f)
+        if got == want: continue
+        what = (f"its SHA-256 is {got[:16]}..., the shipped file's {want[:16]}..." if want
+                else "the package shipped no such file")
+        raise ValueError(
+            f"{f}: not the sample file the package shipped ({what}; attn_tokens/samples/README.md): "
+            f"the sample was changed after installation, and a run on it would not be the sample it "
+            f"says it reads. Fix: reinstall the package (pip install --force-reinstall attn_tokens, or "
+            f"`git checkout -- attn_tokens/samples` in a clone); to run on changed files, copy them to "
+            f"a folder of your own and pass it as --data-dir (data_dir=)")
+
 
 # %% ../../nbs/data/01a_corpora.ipynb #a7d2f001
 def _given_folder(data_dir) -> Path:
@@ -253,12 +286,6 @@ def write_local_copy(folder, name: str, split: str, texts: Sequence[str], labels
     return atomic_write(path, lambda f: pq.write_table(tb, f))
 
 # %% ../../nbs/data/01a_corpora.ipynb #dd2c12c4
-def _file_sha(path, bufsize=1 << 22) -> str:
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for b in iter(lambda: f.read(bufsize), b''): h.update(b)
-    return h.hexdigest()
-
 def corpus_source(name: str, data_dir=None):
     """A fingerprint of where `name` comes from, and a loader of its (texts, labels, n_classes) per
     split."""
@@ -284,7 +311,6 @@ def corpus_source(name: str, data_dir=None):
     return fp, load
 
 # %% ../../nbs/data/01a_corpora.ipynb #fd2a9d28
-SAMPLE_DIR = Path(attn_tokens.__file__).parent/'samples'   # a data folder: <name>/{train,test}.parquet
 SAMPLES = ('imdb',)            # the data sets with a sample in SAMPLE_DIR (samples/README.md)
 
 def sample_files(name) -> Optional[dict]:

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['QUICK', 'TARGETS', 'BenchConfig', 'imdb_like_batch', 'median_times', 'median_time', 'engine_bytes', 'prepare_bytes',
-           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report']
+           'straightforward_pool', 'adam', 'pool_bench', 'run_bench', 'report', 'over_target']
 
 # %% ../../nbs/engine/00c_bench.ipynb #cfe3b5f3
 import math, numbers, statistics, time
@@ -272,9 +272,11 @@ def report(res):
               f"{res['torch_GBps']:.1f} GB/s, {res['torch_copy_fraction']:.2f} of copy, "
               f"{res['torch_ms'] / res['engine_ms']:.2f}x the engine's time)"]
     tg = res['targets']
+    over = over_target(res)
     row = lambda name, key, k, what, vs="the engine's step": (
         f"{name:<13} {res[key]:.1f}   ({what}: {res[f'{k}_ratio']:.2f}x {vs}, "
         f"target <= {tg[f'{k}_ratio']}; {res[f'{k}_copy_fraction']:.2f} of copy)"
+        + ("   OVER TARGET" if k in over else "")
     )
     lines += [
         "around the engine's step (ratios to engine_ms; 'of copy': bytes moved over the copy "
@@ -301,4 +303,12 @@ def report(res):
         f"{res['pool_engine_ms']:.1f} ms; straightforward autograd {res['pool_ref_ms']:.1f} "
         f"ms, {res['pool_speedup']:.1f}x slower; they agree to {res['pool_max_rel_err']:.1e})",
     ]
+    lines.append(f"targets       {len(over)} of {len(tg)} ratios over their target: "
+                 + ', '.join(f"{k} {res[f'{k}_ratio']:.2f}x > {tg[f'{k}_ratio']}" for k in over)
+                 if over else f"targets       every ratio within its target ({len(tg)})")
     return '\n'.join(lines)
+
+def over_target(res) -> list:
+    """The ratios of `res` (prepare, gd, adam, plain, tokens) over their targets, in TARGETS' order: as
+    printed (two decimals), so that a line never reads '1.30x, target <= 1.3' and flagged."""
+    return [k[:-len('_ratio')] for k, t in res['targets'].items() if round(res[k], 2) > t]

@@ -190,24 +190,33 @@ def diagnostics(model, train_data, test_data=None, run: str = '') -> dict:
         out['test_loss'], out['test_acc'] = evaluate(model, test_data.tokens, test_data.labels)
     return out
 
+_MARKERS = 'osD^vPX*<>'
+
 def plot_diagnostics(results: list, path=None, keys=('spearman_v_bins', 'u_ratio', 'rel_spread_v'),
                      title=''):
-    """Each statistic in `keys` against test accuracy, one labelled point per result dict (from
-    `diagnostics`); saved to `path`."""
+    """Each statistic in `keys` against test accuracy, one point per result dict (from `diagnostics`),
+    each run its own colour and marker, named in one legend under the panels (names written beside
+    the points would overlap where runs score alike); saved to `path`."""
     import matplotlib.pyplot as plt
     bad = [i for i, r in enumerate(results) if 'test_acc' not in r or any(k not in r for k in keys)]
     if bad:
         raise ValueError(f"plot_diagnostics: results {bad} lack 'test_acc' or one of {keys}; make "
                          f"them with diagnostics(model, train, test)")
-    fig, axs = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4), squeeze=False)
+    ncol = min(len(results), 3)
+    rows = math.ceil(len(results) / ncol)
+    fig, axs = plt.subplots(1, len(keys), figsize=(4.2 * len(keys), 3.4 + 0.22 * rows), squeeze=False)
     for ax, k in zip(axs[0], keys):
         for i, r in enumerate(results):
-            ax.scatter(r['test_acc'], r[k], color=f'C{i % 10}')
-            ax.annotate(str(r.get('run', i)), (r['test_acc'], r[k]), fontsize=7, xytext=(3, 3),
-                        textcoords='offset points')
+            ax.scatter(r['test_acc'], r[k], color=f'C{i % 10}', marker=_MARKERS[i // 10 % len(_MARKERS)],
+                       label=str(r.get('run') or i), alpha=0.8)
         ax.set_xlabel('test accuracy'); ax.set_ylabel(k)
+    handles, names = axs[0, 0].get_legend_handles_labels()
+    leg = fig.legend(handles, names, loc='lower center', ncol=ncol, fontsize=7, frameon=False)
     if title: fig.suptitle(title)
-    fig.tight_layout()
+    # the panels above the legend: its height as a fraction of the figure, measured once drawn
+    fig.canvas.draw()
+    h = leg.get_window_extent().height / fig.bbox.height
+    fig.tight_layout(rect=(0, h + 0.01, 1, 1))
     if path is not None:
         files.save_figure(fig, path)
     return fig

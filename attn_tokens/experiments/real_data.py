@@ -104,11 +104,14 @@ EXPERIMENT_DATA = {   # experiment -> the data sets it reads (load_real); synthe
 def check_data(cfg: ExpConfig, names) -> list:
     """Before any work: the data sets the experiments `names` read, as the run will find them: all
     in cfg.data_dir when it is given (else one DataDirError naming the folder and each missing
-    file), else in $ATTN_TOKENS_DATA where it holds them; each local copy's labels checked. An
+    file), else in $ATTN_TOKENS_DATA where it holds them; each local copy's labels checked; for a
+    quick run without a copy, the package's sample, whose files must be the ones shipped (SHA-256). An
     experiment missing from EXPERIMENT_DATA is checked when it loads its data."""
     sets = list(dict.fromkeys(d for n in names for d in EXPERIMENT_DATA.get(n, ())))
     if cfg.data_dir is not None: corpora.check_data_dir(cfg.data_dir, sets)
-    for d in sets: _check_copy(d, cfg)
+    for d in sets:
+        if _check_copy(d, cfg) is None and cfg.size == 'quick':
+            corpora.sample_files(corpora.DERIVED.get(d, d))    # a changed sample is refused here
     return sets
 
 # %% ../../nbs/experiments/06_real_data.ipynb #ea1d43c0

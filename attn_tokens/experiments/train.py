@@ -194,8 +194,10 @@ def _grad_norm(ps):
 
 # %% ../../nbs/experiments/04_train.ipynb #9f87cbb9
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
-    """Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer; early
-    stopping on `val` or a seeded split; resumable."""
+    """Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer, resumable.
+    Without `val`, a seeded `cfg.val_frac` (default 10 %) of the sequences is held out for validation
+    and not trained on (`val_frac=0`: none); the model ends with the weights of the best validation
+    loss, not the last step's (`TrainResult.best_step`; `keep_last` also returns the last)."""
     # under torchrun: data-parallel for the one-layer model (see below)
     model = distributed.auto_wrap(model)
     t0 = time.time()
@@ -210,7 +212,7 @@ def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> 
     _check_memory(model, names, tokens, cfg, val)
     if cfg.ckpt: _check_ckpt_path(cfg.ckpt)
     ident = _identity(model, tokens, labels, val) if cfg.ckpt else None
-    if val is None and cfg.val_frac > 0:
+    if val is None and cfg.val_frac > 0:   # the held-out share: not trained on
         tr, va = train_val_split(len(tokens), cfg)
         val = (tokens[va], labels[va]); tokens, labels = tokens[tr], labels[tr]
     was = {k: t.requires_grad for k, t in P.items()}

@@ -22,7 +22,7 @@ from ..theory.stage1 import token_weighted_freq
 from ..theory.max_margin import constraint_pairs, max_margin
 from .analysis import shape_stats
 from .framework import ExpConfig, Skip, experiment, claim, rule_pass
-from .transformer import CLSTransformer, RUNGS
+from .transformer import CLSTransformer, RUNGS, check_rung
 from .published import word_rule
 from .real_data import DATASET, data_label, data_source, load_real
 
@@ -50,8 +50,7 @@ def build(rung, V, d, seed=0, dtype=torch.float32, n_heads=None, max_len=512):
     """The model of rung `rung` ('R0' ... 'R7', see LADDER), every rung from the same initial scale
     (E with N(0, 1/d) entries, a unit read-out): R0 the package's OneLayerAttention, else CLSTransformer
     (`n_heads` from R3 on; R1 and R2 have one head)."""
-    if rung not in LADDER:
-        raise ValueError(f"rung = {rung!r} is not a rung of the ladder: pass one of {', '.join(LADDER)}")
+    check_rung(rung, LADDER, 'build')
     if rung == 'R0': return OneLayerAttention(V, d, seed=seed, dtype=dtype)
     return CLSTransformer(V, d, rung, seed=seed, dtype=dtype, max_len=max_len,
                           n_heads=n_heads if rung >= 'R3' else None)   # R1, R2: one head
@@ -216,8 +215,10 @@ def ladder(sets: dict, s: dict, rungs=tuple(LADDER)[:6], seeds=(0, 1, 2), device
     without and (where p_eff exists: R0-R5) with weight decay s['wd']; seeds outermost, so that a `budget` (seconds: no run starts
     after it; the first always does) leaves whole seeds. `on_run(result)` after every run. Returns {'runs', 'reference',
     'complete'}."""
-    bad = [r for r in rungs if r not in LADDER]
-    if bad: raise ValueError(f"rungs {bad} are not rungs of the ladder: choose from {', '.join(LADDER)}")
+    if isinstance(rungs, str):
+        raise ValueError(f"ladder: rungs = {rungs!r} is one string; pass a sequence of rung names, e.g. "
+                         f"rungs=({rungs!r},)")
+    for r in rungs: check_rung(r, LADDER, 'ladder')
     refs = {k: reference(tr, te) for k, (tr, te) in sets.items()}
     res = {'runs': [], 'reference': {k: {'share_uniform': r['share_uniform'], 'n_top': int(r['top'].sum())}
                                      for k, r in refs.items()}, 'complete': True}

@@ -4,9 +4,9 @@
 
 # %% auto #0
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'FLAG_OFF', 'FLAG_ON', 'env_flag', 'default_cache_dir', 'figure_dir',
-           'atomic_write', 'save_npz', 'json_safe', 'write_json', 'clean_stale_tmp', 'OutputPathError', 'check_output',
-           'check_output_dir', 'recover_folder', 'write_folder', 'npz_headers', 'load_npz', 'folder_lock',
-           'save_figure']
+           'full_disk', 'DiskFullError', 'atomic_write', 'save_npz', 'json_safe', 'write_json', 'clean_stale_tmp',
+           'OutputPathError', 'check_output', 'check_output_dir', 'recover_folder', 'write_folder', 'npz_headers',
+           'load_npz', 'folder_lock', 'save_figure']
 
 # %% ../../nbs/infra/00_files.ipynb #af99ed10
 import contextlib, ctypes, errno, fcntl, json, math, os, re, shutil, tempfile, time, zipfile
@@ -46,6 +46,43 @@ def figure_dir(folder='../figures') -> Path:
     Path(folder).mkdir(parents=True, exist_ok=True)
     return Path(folder)
 
+# %% ../../nbs/infra/00_files.ipynb #2bc2b3f9
+_FULL = (errno.ENOSPC, errno.EDQUOT)
+_TORCH_WRITER = ('inline_container', 'PytorchStreamWriter', 'file write failed')
+
+def _free_bytes(folder):
+    try: return shutil.disk_usage(folder).free
+    except OSError: return None
+
+def full_disk(e: BaseException, folder=None) -> bool:
+    """Whether the exception `e`, or one it was raised from or during, says the disk (or quota) is
+    full; a torch writer's error without one, when `folder` has under 1 MiB free."""
+    seen, x = set(), e
+    while x is not None and id(x) not in seen:
+        seen.add(id(x))
+        if isinstance(x, OSError) and x.errno in _FULL: return True
+        x = x.__cause__ or x.__context__
+    if folder is None or not (isinstance(e, RuntimeError) and any(k in str(e) for k in _TORCH_WRITER)):
+        return False
+    free = _free_bytes(folder)
+    return free is not None and free < 2**20
+
+class DiskFullError(OSError):
+    "A write failed because the disk (or the quota) holding its folder is full."
+    def __str__(self): return self.strerror
+    @classmethod
+    def of(cls, e, path):
+        "The error for the failed write `e` of `path`: its folder, the space left there, the fix."
+        path = Path(path); free = _free_bytes(path.parent)
+        what = 'the disk quota' if getattr(e, 'errno', None) == errno.EDQUOT else 'the disk'
+        left = f", {free / 2**20:.1f} MiB free there" if free is not None else ''
+        err = cls(errno.ENOSPC, f"{what} holding the folder {path.parent} is full (writing {path.name}"
+                                f"{left}): free space in {path.parent} or write to another folder; the "
+                                f"previous {path.name}, if any, is intact")
+        err.filename = str(path)
+        return err
+
+
 # %% ../../nbs/infra/00_files.ipynb #5509ed33
 def _umask() -> int:
     "The process's umask (read by setting it and putting it back)."
@@ -55,11 +92,11 @@ def _tmp_prefix(path: Path) -> str: return f'.{path.name}.{os.getpid()}.'
 
 def atomic_write(path, content) -> Path:
     """Write `content` (bytes, str, or a function of a binary file object) to `path` atomically;
-    returns the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_tmp_prefix(path), suffix='.tmp')
+    returns the path. A full disk or quota raises `DiskFullError`, naming the folder."""
+    path, tmp = Path(path), None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_tmp_prefix(path), suffix='.tmp')
         with os.fdopen(fd, 'wb') as f:
             if callable(content): content(f)
             else: f.write(content.encode() if isinstance(content, str) else content)
@@ -67,21 +104,13 @@ def atomic_write(path, content) -> Path:
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException as e:
-        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
-        if isinstance(e, OSError) and e.filename is None: raise _write_error(e, path) from e
+        if tmp is not None:
+            with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        if full_disk(e, path.parent): raise DiskFullError.of(e, path) from e
+        if isinstance(e, OSError) and e.filename is None:
+            raise OSError(e.errno, f"{e.strerror or e} while writing {path}", str(path)) from e
         raise
     return path
-
-def _write_error(e: OSError, path) -> OSError:
-    """The OSError `e` of a write (which names no file) with the path and, for a full disk or quota,
-    the fix."""
-    full = e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-    fix = (
-        '; free space there or write to another folder (the previous file, if any, is intact)'
-        if full
-        else ''
-    )
-    return OSError(e.errno, f"{e.strerror or e} while writing {path}{fix}", str(path))
 
 def save_npz(path, arrays: dict) -> Path:
     "Write `arrays` to the uncompressed .npz file `path` atomically (the name is used as given)."
@@ -246,9 +275,11 @@ def write_folder(out, contents: dict, log=print) -> Path:
         if not (out.exists() and _exchange(tmp, out)):   # swapped: tmp holds the old folder
             if out.exists(): os.replace(out, old)
             os.replace(tmp, out)
-    except BaseException:
+    except BaseException as e:
         if old.exists() and not out.exists(): os.replace(old, out)
-        shutil.rmtree(tmp, ignore_errors=True); raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        if full_disk(e, out.parent): raise DiskFullError.of(e, out) from e    # the folder asked for, not tmp
+        raise
     shutil.rmtree(tmp, ignore_errors=True); shutil.rmtree(old, ignore_errors=True)
     return out
 

@@ -58,11 +58,11 @@ def summary(res: dict) -> dict:
 def lr_bench(data: Path, C: float, runs: int) -> list:
     "Seconds of scikit-learn's LogisticRegression fit on the matrix select fits (phi of the IMDB training part)."
     from sklearn.linear_model import LogisticRegression
-    from attn_tokens.commands import select
+    from attn_tokens.commands import select, select_input
     from attn_tokens.experiments.real_data import bow_features
     from attn_tokens.experiments.train import TrainConfig, train_val_split
-    src = select.read_data(data)
-    (trx, try_), (tex, tey), classes, _, _ = select._prepare(*src.splits['train'], None, None, 0, False, 'd')
+    src = select_input.read_data(data)
+    (trx, try_), (tex, tey), *_ = select_input.prepare(*src.splits['train'], None, None, 0, False, 'd')
     s = select.DEFAULTS
     arrays, _ = select.tokenize({'train': (trx, try_), 'test': (tex, tey)}, 2, s['min_count'], s['max_size'],
                                 False, False)
