@@ -64,6 +64,8 @@ def init(timeout=300.0, backend='gloo'):
                                                   # torchrun's agent's store, else rank 0's
                                                   timeout=timedelta(seconds=max(timeout, JOIN))))
         dist.init_process_group(backend, store=store, rank=rank, world_size=world, timeout=t)
+        dist.barrier()                # every rank past its setup before any goes on: a rank that fails
+                                      # at once then cannot reset another's connections while it sets up
         TIMEOUT[0], _STORE[0] = float(timeout), dist.PrefixStore('attn_tokens/', store)
         atexit.register(_leave)       # the group destroyed while the interpreter is whole, its
                                       # threads joined

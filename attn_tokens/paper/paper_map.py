@@ -107,7 +107,8 @@ MATH_IN_QUOTES = {   # the reference texts give each formula twice (as extracted
     'EsWKQ(2)pE_s^\\top W_{KQ}^{(2)} p': '$E_s^\\top W_{KQ}^{(2)} p$', 'with vv': 'with $v$',
     'with pp': 'with $p$', 'class kk': 'class $k$', 'dimension dd': 'dimension $d$',
     'Esv|E_s^\\top v|': '$|E_s^\\top v|$', 'class k.k.': 'class $k$.', 'trained pp.': 'trained $p$.',
-    'for pp proved': 'for $p$ proved', 'WKQpW_{KQ} p': '$W_{KQ} p$'}
+    'for pp proved': 'for $p$ proved', 'WKQpW_{KQ} p': '$W_{KQ} p$',
+    'train vv but': 'train $v$ but', 'bias of pp is': 'bias of $p$ is'}
 
 def quote_md(q: str) -> str:
     "A quoted sentence with its formulas as TeX (MATH_IN_QUOTES), for pages that render math."

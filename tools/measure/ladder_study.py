@@ -69,6 +69,7 @@ def main(argv=None):
     res.setdefault('devices', []).append(device_line(a.device))
     res.setdefault('commands', []).append('ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py '
                                           + ' '.join(argv if argv is not None else sys.argv[1:]))
+    res['command'] = res['commands'][-1]   # the last one (every file of nbs/measured names the command that made it)
     cfg = ExpConfig(size='full')
     def runs_at(size, rungs):
         s = SIZES[size]
