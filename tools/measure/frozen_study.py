@@ -266,7 +266,8 @@ def settings_of(runs, main_V):
         dict(setting='embedding dimension', stated=STATED['embedding dimension'], ours=f'd = {MAIN["d"]}',
              met=MAIN['d'] == PAPER.d),
         dict(setting='vocabulary', stated=STATED['vocabulary'],
-             ours=(f"every token of our IMDB training split (min_count 1): V = {main_V:,} against the authors' "
+             ours=(f"every token of our IMDB training split (min_count 1): V = "
+                   f"{'(main point not run yet)' if main_V is None else format(main_V, ',')} against the authors' "
                    f"{PAPER.V_published['imdb']:,} (IMDB) / {PAPER.V_published['yelp']:,} (Yelp)"), met=True,
              V=main_V, V_published=PAPER.V_published['imdb']),
         dict(setting='protocol (frozen embeddings)', stated=STATED['protocol (frozen embeddings)'],
@@ -331,13 +332,18 @@ def main(argv=None):
     ap.add_argument('out'); ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--only', default=None, help='run keys separated by ; (default: all, in order)')
     ap.add_argument('--records', action='store_true', help='recompute the records from the runs; train nothing')
+    ap.add_argument('--merge', default=None, help="another study file (a second worker's, run with --only): its runs "
+                                                  "added to OUT's (OUT's kept where both have one); train nothing")
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     data_dir = os.environ.get('ATTN_TOKENS_DATA')
     if not data_dir: sys.exit("set ATTN_TOKENS_DATA to the data folder (imdb/, yelp_sentences/)")
     old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
     runs, extra = old.get('runs', {}), {k: old[k] for k in ('sklearn_check',) if k in old}
-    if a.records: write(a.out, runs, extra); return
+    if a.merge:
+        other = json.loads(Path(a.merge).read_text())
+        runs = {**other['runs'], **runs}; extra = {**{k: other[k] for k in ('sklearn_check',) if k in other}, **extra}
+    if a.records or a.merge: write(a.out, runs, extra); return
     if 'sklearn_check' not in extra:
         import pyarrow.parquet as pq
         texts = pq.read_table(Path(data_dir) / 'imdb' / 'train.parquet', columns=['text'])['text'].to_pylist()
