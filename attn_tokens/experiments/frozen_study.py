@@ -129,7 +129,7 @@ def plot_frozen_study(study: dict, path, earlier: dict | None = None) -> Path:
     fig.tight_layout(); files.save_figure(fig, path); plt.close(fig)
     return Path(path)
 
-# %% ../../nbs/experiments/07b_frozen_study.ipynb #86aba8d3
+# %% ../../nbs/experiments/07b_frozen_study.ipynb #3cde74d1
 def claim_summary(study: dict) -> list:
     """Per claim of the study: its id, rule, the main point's seeds (value, pass, converged) and, per open setting,
     each sweep point's values and whether it passes."""
