@@ -97,13 +97,16 @@ def _reach_panel(ax, study, band, earlier):
     if earlier:
         ax.plot([min(1, r['d'] / earlier['V']) for r in earlier['curve']], [r['test_acc_frozen'] for r in earlier['curve']],
                 'x:', color='gray', label=f"package curve, V = {earlier['V']:,} (seed 0)")
-    for c, col in zip(['main'] + [f"contrast: {x['value']}" for x in study['design']['contrasts']], ('C0', 'C1', 'C2')):
+    names = (['main'] + [f"contrast: {x['value']}" for x in study['design']['contrasts']]
+             + [f"diagnostic: {study['design']['diagnostic']['value']}"])
+    for c, col in zip(names, ('C0', 'C1', 'C2', 'C3')):
         rs = [r for r in study['runs'].values() if r['name'] == c and r['kind'] == 'frozen' and r.get('V')]
-        if rs: ax.plot([r['d'] / r['V'] for r in rs], [r['test_acc'] for r in rs], 'o', color=col, alpha=0.7,
-                       label=f"V = {rs[0]['V']:,}, d = {rs[0]['d']}")
+        if rs: ax.plot([r['d'] / r['V'] for r in rs], [r['test_acc'] for r in rs], 'o' if col != 'C3' else 'D',
+                       color=col, alpha=0.7, label=f"V = {rs[0]['V']:,}, d = {rs[0]['d']}"
+                       + (', rule off (diagnostic)' if col == 'C3' else ''))
     ax.axhspan(*band, color='k', alpha=0.08)
     ax.set_xscale('log'); ax.set_xlabel('reach d / V'); ax.set_ylabel('frozen test accuracy'); ax.legend(fontsize=6)
-    ax.set_title('reach', fontsize=8)
+    ax.set_title('reach (each run where its rule stopped it)', fontsize=8)
 
 # %% ../../nbs/experiments/07b_frozen_study.ipynb #c0fa0e33
 def _sweep_panel(ax, study, band):

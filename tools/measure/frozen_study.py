@@ -240,19 +240,30 @@ def _judge(rule, what, fr, tr_run, cap=None):
     if fr is None: return None
     r = fr if cap is None else next((c for c in fr.get('caps', []) if c['cap'] == cap), None)
     if r is None: return None
-    if r.get('test_acc') is None: return dict(value=None, passed=False, converged=False)   # a failed run
+    if r.get('test_acc') is None:   # a failed run
+        return dict(value=None, passed=False, converged=False, steps=r.get('steps'), stopped_by='error')
     if what == 'gap':
         if tr_run is None: return None
         if tr_run.get('test_acc') is None: return dict(value=None, passed=False, converged=False)
         v, conv = tr_run['test_acc'] - r['test_acc'], bool(r['converged'] and tr_run['converged'])
     else: v, conv = r[what], bool(r['converged'])
-    return dict(value=v, passed=rule_pass(rule, v), converged=conv)
+    return dict(value=v, passed=rule_pass(rule, v), converged=conv, steps=r['steps'],
+                stopped_by=r.get('converged_by') or r.get('stop_reason'))
+
+def _trained(runs, name, seed):
+    """The trained baseline of frozen point `name`: its own, else the main point's where the data are the main
+    point's (the optimizer sweep changes the frozen run only)."""
+    own = _find(runs, 'trained', name, seed)
+    if own is not None or name == 'main': return own
+    same = data_key(points()[name]) == data_key(MAIN) and points()[name]['d'] == MAIN['d']
+    return _find(runs, 'trained', 'main', seed) if same else None
 
 def _seeds(rule, what, runs, name, cap=None):
     out = []
     for seed in SEEDS:
-        j = _judge(rule, what, _find(runs, 'frozen', name, seed), _find(runs, 'trained', name, seed), cap)
-        if j: out.append({'seed': seed, 'pass': j['passed'], 'converged': j['converged'], 'value': j['value']})
+        j = _judge(rule, what, _find(runs, 'frozen', name, seed), _trained(runs, name, seed), cap)
+        if j: out.append({'seed': seed, 'pass': j['passed'], 'converged': j['converged'], 'value': j['value'],
+                          'steps': j.get('steps'), 'stopped_by': j.get('stopped_by')})
     return out
 
 def _point_name(setting, value, ch):
