@@ -67,7 +67,7 @@ def tokenize(splits: dict, n_classes: int, min_count: int, max_size=None, progre
     tok = text.Tokenizer()
     spec = dict(version=text.CACHE_VERSION, name='select', source=key_source,
                 tokenizer=tok.config(), min_count=min_count, max_size=max_size)
-    bar = lambda s, t: tqdm(t, desc=f'tokenising {s}', disable=not progress, leave=False,
+    bar = lambda s, t: tqdm(t, desc=f'tokenising {s}', disable=None if progress else True, leave=False,
                             mininterval=0.5)
     return text.cached_arrays('select', spec, lambda: text._tokenize_dataset(
         {s: (bar(s, t), np.asarray(y, np.int64), n_classes) for s, (t, y) in splits.items()},

@@ -88,7 +88,7 @@ def reference_loss_and_grads(E, p, v, tokens, labels, chunk_size=None, max_bytes
         chunk_size = max(1, min(n, max_bytes // (tokens.shape[1] * d * E.element_size())))
     E_, p_, v_ = (t.detach().clone().requires_grad_() for t in (E, p, v))
     total = torch.zeros((), dtype=E.dtype, device=E.device)
-    for i in tqdm(range(0, n, chunk_size), desc='reference', disable=not progress, leave=False):
+    for i in tqdm(range(0, n, chunk_size), desc='reference', disable=None if progress else True, leave=False):
         tk = tokens[i:i + chunk_size]
         # trim the chunk to its last real token
         tk = tk[:, :int((tk >= 0).nonzero()[:, 1].max()) + 1]

@@ -498,7 +498,7 @@ def _loop(model, opt, names, tokens, labels, val, cfg, ident=None):
     def save():
         if cfg.ckpt and writes: _save(st, res, model, opt, key, cfg)
     bar = tqdm(total=cfg.steps, initial=min(st.step, cfg.steps),
-               disable=not (cfg.progress and writes), leave=False, desc=type(model).__name__)
+               disable=None if cfg.progress and writes else True, leave=False, desc=type(model).__name__)
     fused, perm = _fusable(model, opt, names, cfg), {}
     while st.step < cfg.steps and not (res.stopped_early or res.converged):
         if full: b, y = batch, yl

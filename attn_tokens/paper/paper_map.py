@@ -282,7 +282,8 @@ def statement_verdict(measured, stmt):
         parts.append(f"{name}: {counts or 'no verdict recorded'}")
     if stmt == 'theorem':        # an asymptotic statement: decided along d, never at one d
         w, part = d_limit_verdict(measured); n[w] += w != 'not measured yet'
-        parts.append(part); parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
+        parts.insert(0, part)   # the deciding part first: the map's one line shows it
+        parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
         parts.append(hand_counterexample_note(measured))
     word = ('counterexample' if n['counterexample']
             else 'holds' if n['holds'] and not n['undecided']

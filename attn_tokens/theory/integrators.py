@@ -249,7 +249,7 @@ class Stage2:
                                capping=self.capped_at_start(),
                                h_flow=None, eta_last=c.step, streak=0, d_last=None, obj=obj,
                                grad_fn=grad_fn, record=rec, hist=rec.hist,
-                               bar=tqdm(total=c.steps, disable=not c.progress, desc='GD on p',
+                               bar=tqdm(total=c.steps, disable=None if c.progress else True, desc='GD on p',
                                         leave=False))
 
     def _iterate(self, s):
