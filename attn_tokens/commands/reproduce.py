@@ -124,7 +124,7 @@ def _term_as_exit():
 def _more_seeds(name, f, r, cfg: ExpConfig, seeds: int, log=print) -> dict:
     """Entry `r` (experiment `name` on cfg.seed) with its runs on seeds cfg.seed+1 .. cfg.seed+seeds-1 in
     `r['seed_runs']` and each claim of the paper judged over all of them; returns `r`. Each seed's figures go to
-    a temporary folder, removed also when the run is stopped (SIGTERM: `_term_as_exit`)."""
+    a temporary folder, removed also when the run is stopped (SIGTERM: _term_as_exit)."""
     ckpt_dir = str(cfg.ckpt_file('x').parent) if cfg.checkpoints else None
     r['seed_runs'] = {}
     for s in range(cfg.seed + 1, cfg.seed + seeds):
@@ -197,7 +197,7 @@ def run_all(cfg: ExpConfig, only=None, log=print, seeds=1) -> dict:
     """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
     the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds; return this run's results. Before any work: the
     data (real_data.check_data), the folder's lock (`run_lock`) and every checkpoint the run could resume
-    (`check_checkpoints`). SIGTERM stops it as Ctrl-C does, cleaning up as it goes (`_term_as_exit`)."""
+    (`check_checkpoints`). SIGTERM stops it as Ctrl-C does, cleaning up as it goes (_term_as_exit)."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds={seeds!r}: give the number of seeds of an unsettled experiment, 1 or more")
     if cfg.seed + seeds - 1 > SEED_MAX:

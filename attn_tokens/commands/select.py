@@ -296,7 +296,7 @@ def shape_claims(model, data, what, rho) -> tuple:
     """The paper's shape claims on `data` with the IMDB experiment's rules: two classes, E_s^T v
     rises with P(1|s) - P(0|s) (Spearman of bin means >= rho) and E_s^T p is U-shaped (outer minus
     middle bin means over max |bin mean| > 0, the reading of the authors' tables); K classes, each
-    centred E_s^T v_k rises (>= PAPER.multiclass_rho). A claim without a value: `_defined`."""
+    centred E_s^T v_k rises (>= PAPER.multiclass_rho). A claim without a value: _defined."""
     if model.n_classes == 2:
         st = embedding_report(model, data); b = st['bins']
         p0 = bool((model.p.detach() == 0).all())

@@ -125,7 +125,7 @@ def _plain_tex(t: str) -> str:
     return re.sub(r'⟨\s*(\w+)\s*⟩', r'⟨\1⟩', t).strip()
 
 def quote_plain(q: str) -> str:
-    """A quoted sentence (or a note) with its formulas in plain text (`_plain_tex`, after MATH_IN_QUOTES), for
+    """A quoted sentence (or a note) with its formulas in plain text (_plain_tex, after MATH_IN_QUOTES), for
     report.md, which renders no TeX: "E_s^T v", as every claim of the package writes it."""
     return re.sub(r'\$([^$]*)\$', lambda m: _plain_tex(m.group(1)), quote_md(q))
 

@@ -169,7 +169,7 @@ def _ldp_weights(M, e, method, maxiter):
 
 def max_margin(E, pairs, tol=1e-10, maxiter=None):
     """Solve min ||p|| s.t. (E_r - E_s)^T p >= 1 for all (r, s) in `pairs` by NNLS on the LDP dual
-    (`_ldp_weights`); certificate included."""
+    (_ldp_weights); certificate included."""
     pairs = torch.as_tensor(pairs).reshape(-1, 2)
     if len(pairs) == 0:
         raise ValueError("no constraint pairs: every sequence holds only its selected token; "
