@@ -37,6 +37,7 @@ from nbdev.process import NBProcessor, extract_directives
 ROOT = Path(__file__).resolve().parents[1]
 MAX_EXPORT_RUN, MAX_PARAMS, MAX_LINES = 3, 8, 60
 EXPORTS = ('export', 'exporti', 'exports')   # the directives that put a cell into a module (nbdev.export)
+BOOL_TEST = re.compile(r'test_eq\(.*,\s*(True|False)\)\s*(#.*)?$')   # test_eq(x, True): says nothing when it fails
 TRACKER = re.compile(r'\bissues? #?\d+\b|done[- ]when', re.I)
 AMERICAN = re.compile(r'normaliz', re.I)
 
@@ -132,6 +133,11 @@ def check_notebook(f, private=frozenset()):
             for name in sorted(set(re.findall(r'`(_[A-Za-z]\w*)`', src)) & private):
                 out.append(f"{rel}: cell {i}: `{name}` is a private symbol: nbdev links it to an anchor its "
                            f"page does not have; name it in words, or make it public")
+        if c['cell_type'] == 'code':
+            for ln in src.splitlines():
+                if BOOL_TEST.search(ln):
+                    out.append(f"{rel}: cell {i}: {ln.strip()!r}: a failure would print 'False != True'; assert the "
+                               f"condition with the value in its message, or compare the values themselves")
         if c['cell_type'] == 'code' and mixes_imports(src) and 'nbdev_export' not in src:
             out.append(f"{rel}: cell {i}: imports and other code in one cell (the docs build runs it); "
                        f"move the imports to the notebook's imports cell")
@@ -283,6 +289,10 @@ def self_test() -> int:
             if flagged != changed:
                 bad.append(f"first cell {first!r}, summary {summ!r}, code {code!r}: nbdev writes the docstring "
                            f"{doc!r}, the rule {'flags' if flagged else 'passes'} it")
+    for line, flagged in (('test_eq(x, True)', True), ('test_eq(f(a), False)  # why', True),
+                          ('test_eq(f(a, True), 3)', False), ('test_eq((a, b), (1, True))', False)):
+        if bool(BOOL_TEST.search(line)) != flagged:
+            bad.append(f"the test_eq(x, True) rule {'misses' if flagged else 'flags'} {line!r}")
     print('\n'.join(bad) if bad else f'check_layout self-test: the summary rule agrees with nbdev '
                                       f'{__import__("nbdev").__version__} on {n} made-up notebooks')
     return 1 if bad else 0
