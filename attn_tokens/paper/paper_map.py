@@ -358,8 +358,8 @@ def d_limit_verdict(measured, name='d_limit.json'):
     lines = ["holds at large d at eta0 = " + ', '.join(f"{e:g} (from d0 = {_cell_text(d0, 0, 0, 0).split(':')[0]})"
                                                      for e, d0 in head['holds at large d'])] \
         if 'holds at large d' in head else []
-    if 'counterexample' in head:
-        lines.append(f"fails at every d tried (and at d = inf with the scores perturbed) at eta0 = "
+    if 'counterexample' in head:      # the deciding fact first: the map's one line shows it
+        lines.insert(0, f"fails at every d tried (and at d = inf with the scores perturbed) at eta0 = "
                      f"{', '.join(f'{e:g}' for e, _ in head['counterexample'])}, inside every premise of our "
                      "reconstruction (which bounds eta0 from below only); the failures form a bounded window "
                      "in eta0 (03k: a large enough eta0 provably excludes them): a counterexample to our "
