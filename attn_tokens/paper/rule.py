@@ -12,7 +12,7 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import re
 from ..experiments.framework import rule_pass
-from ..experiments.published import QUOTES
+from ..experiments.published import PAPER, QUOTES
 
 # %% ../../nbs/paper/09a_rule.ipynb #ed8171b8
 THEORY_DEFINITIONS = {   # the verdict on a statement of the theory (03d_beyond's rule), and what it means
@@ -133,7 +133,7 @@ NOT_SWEPT = {   # open setting -> why it has no declared sweep (where it has one
     'training budget': "not swept for this claim: the budget sweep trains the frozen model only",
     'eta0': "not swept for this claim",
     'architecture around W_KQ': "not swept: the ladder's rungs R1-R5 are judged rung by rung"}
-PUBLISHED_V = {'imdb': 7766, 'yelp': 5424}   # the authors' vocabulary sizes (the vocabulary sentence)
+PUBLISHED_V = PAPER.V_published   # the authors' vocabulary sizes (the vocabulary sentence), one home: published.PAPER
 
 def _ours(setting, exp, nums) -> tuple:
     """(what our run did, met?) for a stated `setting`, from experiment `exp`'s numbers `nums` (or the

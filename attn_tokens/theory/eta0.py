@@ -84,7 +84,7 @@ def eta0_exact_window(E0, v, tokens, labels, V):
     return eta0_exact_threshold(E0, v, tokens, labels, V), upper
 
 # %% ../../nbs/theory/03a_eta0.ipynb #47b415eb
-ETA0_FACTOR = 1.2     # the protocol's margin above a threshold (03c_protocol: 1.2 x the exact threshold)
+ETA0_FACTOR = 1.2     # the margin above the threshold, as the protocol's eta0_factor (03c_config)
 
 def eta0_default(tokens, labels, V, d, delta=0.05) -> dict:
     """A setting's default stage-1 step: ETA0_FACTOR x max(eta*(F_delta), 2 / max|alpha_s|) (the floor

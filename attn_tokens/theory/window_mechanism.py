@@ -63,7 +63,8 @@ def velocity_gap(tokens, labels, alpha, eta0, xi=None, scale=1.):
 # %% ../../nbs/theory/03k_window_mechanism.ipynb #8294e9dd
 def inversion_eta0(tokens, labels, alpha, hi=1e5, n_grid=400, scale=1.):
     """The smallest eta0 at which velocity_gap turns negative: a grid in log eta0 on [1, hi], then brentq
-    to 1e-12 relative; inf when the gap stays positive on the grid."""
+    to 1e-12 relative; inf when the gap stays positive on the grid, 1. (the grid's start) when it is already
+    negative there."""
     g = lambda e: velocity_gap(tokens, labels, alpha, e, scale=scale)
     grid = np.geomspace(1., hi, n_grid)
     k = next((i for i, e in enumerate(grid) if g(e) < 0), None)
@@ -79,6 +80,7 @@ def inversion_eta0_small(tokens, labels, alpha):
     ar = np.zeros(len(a)); np.add.at(ar, r, nr * (1 - nr) * np.abs(a[r]) / (2 * n))
     bs = ((C / T[:, None]) * (nr * np.abs(a[r]))[:, None]).sum(0) / (2 * n)
     A = float((a * ar).sum()); best = math.inf
+    if abs(A) <= 1e-12 * float(np.abs(a * ar).sum()): A = 0.   # mirror classes: zero, not its rounding
     for i, row in enumerate(np.asarray(tokens)):
         if a[r[i]] * A >= 0: continue
         for s in row[(row >= 0) & (row != r[i])]:

@@ -20,7 +20,7 @@ after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT
 K scans at once (one torch thread each); --budget S starts no scan after S seconds.
 Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S]
 (read by nbs/theory/03j_eta0_window.ipynb)"""
-import argparse, json, math, os, sys, time
+import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 
 COMMAND = 'nice -n 19 python tools/measure/eta0_window_edges.py nbs/measured/eta0_edges.json --workers 2'
