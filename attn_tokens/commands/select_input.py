@@ -263,7 +263,7 @@ def read_data(data, text_column='text', label_column='label', encoding='utf-8',
             encs = {check_encoding(f, encoding) for g in groups.values() for f in g}
             encoding = encs.pop() if len(encs) == 1 else encoding
         fs = [f for g in groups.values() for f in g]
-        sha = {f: corpora._file_sha(f) for f in fs}
+        sha = {f: corpora.file_sha256(f) for f in fs}
         with tempfile.TemporaryDirectory(prefix='attn-tokens-read-') as cache:   # no stale cache
             cols = _columns(_load_files(fmt, groups, sep, encoding, p, cache), p, text_column,
                             label_column)

