@@ -14,7 +14,11 @@ d = inf with the scores perturbed by eps = 1e-6, 1e-12 and unperturbed (eps = 0)
           ones several times more) the four small sets at d = inf, eps = 1e-6 and 1e-12, then at the three finite d
           (seed 0), then at eps = 0; n1000_V68_T16 at d = inf (eps = 1e-12, 1e-6, 0); seeds 1 and 2 of the small
           sets; n1000_V68_T16 at finite d (seed 0); n2000_V110_T32 at d = inf, eps = 1e-12 (the d-sweep's perturbed
-          cell), then its eps = 0 cell.
+          cell), then its eps = 0 cell; then (added after the first 56 scans, to answer whether the lower edge
+          moves like log(1/eps), which three values of eps cannot say) eps = 1e-3, 1e-9 and 1e-14 at d = inf on the
+          sets with a window at eps = 1e-6 (hand, a28_T10, n1000_V68_T16), started right after n1000_V68_T16's d = inf
+          cells: 1e-14 is about the smallest perturbation a score of order 1 to 10 keeps in float64 (its ulp is 2e-16
+          to 2e-15).
 Per scan: eta0_window's record (every eta0 with its outcome, the edges), its CPU time. Written to OUT.json atomically
 after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT skips the scans done. --workers K runs
 K scans at once (one torch thread each); --budget S starts no scan after S seconds.
@@ -30,16 +34,19 @@ SMALL = ('hand', 'a16_T6', 'a28_T10', 'a24_T4')
 GRIDS = {'n1000_V68_T16': (10, 0.02), 'n2000_V110_T32': (5, 0.05)}    # else eta0_window's defaults (20, 0.01)
 C_RANGE = (1., 32.)
 EPS = (1e-6, 1e-12, 0.)
+EPS_EXTRA, EXTRA_SETS = (1e-3, 1e-9, 1e-14), ('hand', 'a28_T10', 'n1000_V68_T16')
 DS = (2 ** 13, 2 ** 17, 2 ** 25)
 
 def tasks():
     "Every scan (set, cell, seed), cell 'inf|EPS' or a finite d, in the order they start."
     inf = lambda s, eps=EPS: [(s, f'inf|{e:g}', 0) for e in eps]
     fin = lambda s, seeds: [(s, str(d), k) for k in seeds for d in DS]
-    return ([t for s in SMALL for t in inf(s, EPS[:2])] + [t for s in SMALL for t in fin(s, [0])]
-            + [t for s in SMALL for t in inf(s, EPS[2:])] + inf('n1000_V68_T16', (1e-12, 1e-6, 0.))
-            + [t for s in SMALL for t in fin(s, [1, 2])] + fin('n1000_V68_T16', [0])
+    first = ([t for s in SMALL for t in inf(s, EPS[:2])] + [t for s in SMALL for t in fin(s, [0])]
+             + [t for s in SMALL for t in inf(s, EPS[2:])] + inf('n1000_V68_T16', (1e-12, 1e-6, 0.)))
+    extra = [t for s in EXTRA_SETS for t in inf(s, EPS_EXTRA)]   # right after n1000_V68_T16 at d = inf
+    return first + extra + ([t for s in SMALL for t in fin(s, [1, 2])] + fin('n1000_V68_T16', [0])
             + [('n2000_V110_T32', 'inf|1e-12', 0), ('n2000_V110_T32', 'inf|0', 0)])
+
 
 def key(task): return '|'.join(map(str, task))
 
@@ -68,7 +75,7 @@ def main():
     from attn_tokens.infra.files import write_json
     meta = dict(command=COMMAND, sets={k: 'make_assumption1(n=%d, n_relevant=%d, n_irrelevant=%d, T=%d, seed=0)' % v
                                        for k, v in SETS.items()},
-                c_range=list(C_RANGE), eps=list(EPS), ds=list(DS), grids=GRIDS,
+                c_range=list(C_RANGE), eps=list(EPS), eps_extra=list(EPS_EXTRA), extra_sets=list(EXTRA_SETS), ds=list(DS), grids=GRIDS,
                 window="eta0_window(tokens, labels, d, 2 c0 / max|alpha|, 2 c1 / max|alpha|, grid, rtol, "
                        "score_noise=eps, seed=seed): run_protocol's defaults otherwise",
                 machine='2-core machine shared with other work; one torch thread a scan, nice 19')
