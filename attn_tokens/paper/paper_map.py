@@ -518,13 +518,14 @@ def ladder_study_verdict(exps: dict, keys=('ladder_study', 'transformer_ladder')
     cap = [r['verdict'] for r in runs if not r['converged']]
     rng = lambda k: f"{min(r[k] for r in runs):.2f}-{max(r[k] for r in runs):.2f}"
     rungs = sorted({rg for rg, _ in pairs})
-    return (f"{word}: {keys[0]}.json, size {size} (chosen by its rule before the rungs), rungs {rungs[0]}-{rungs[-1]}, "
-            f"{len({d for _, d in pairs})} data sets, {len(runs)} runs to convergence"
-            + (f" ({len(cap)} {cap[0]})" if cap else ' (none capped)')
-            + f": the largest [CLS] attention falls on a more important token than uniform attention's (mean "
-            f"importance quantile above 1/2 by 2 standard errors) on every seed in {len(pairs) - len(miss)} of "
-            f"{len(pairs)} (rung, data set) pairs" + (f", not in {', '.join(miss)}" if miss else '')
+    return (f"{word}: {keys[0]}.json, size {size} (its rule), {rungs[0]}-{rungs[-1]}, "
+            f"{len({d for _, d in pairs})} data sets, {len(runs)} runs, {len(runs) - len(cap)} converged"
+            + (f" ({len(cap)} {cap[0]})" if cap else '')
+            + f"; attention selects (importance quantile above 1/2 by 2 s.e.) on every seed in "
+            f"{len(pairs) - len(miss)} of {len(pairs)} (rung, data set) pairs"
+            + (f"; on fewer seeds: {', '.join(miss)}" if miss else '')
             + f"; quantile {rng('quantile')}, test accuracy {rng('test_acc')}; reproduce_full.json: {rest}")
+
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #bc276358
 _TH, _EX = 'theory/', 'experiments/'
