@@ -4,9 +4,10 @@
 
 # %% auto #0
 __all__ = ['LADDER', 'SCORES', 'NO_SCORE', 'PANELS', 'LADDER_SETS', 'LADDER_SIZES', 'build', 'rung_of', 'static_scores',
-           'alpha_of', 'top_decile', 'attended_token', 'top_share', 'uniform_share', 'reached_selection', 'mm_cos',
-           'fit_ladder', 'test_accuracy', 'run_rung', 'reference', 'ladder', 'summarise', 'ladder_claims',
-           'verdict_rows', 'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
+           'alpha_of', 'top_decile', 'attended_token', 'top_share', 'uniform_share', 'importance_of', 'rank_quantiles',
+           'selection_quantiles', 'selects', 'reached_selection', 'mm_cos', 'fit_ladder', 'test_accuracy', 'run_rung',
+           'reference', 'ladder', 'summarise', 'ladder_claims', 'verdict_rows', 'plot_ladder', 'device_line',
+           'ladder_data', 'transformer_ladder']
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #660e7b08
 import math, time
@@ -120,6 +121,65 @@ def uniform_share(tokens, top) -> float:
     holds a token of `top`, averaged over the sequences."""
     t = torch.as_tensor(tokens); m = t >= 0
     return float(((top[t.clamp(min=0)] & m).sum(1).double() / m.sum(1)).mean())
+
+# %% ../../nbs/experiments/08a_transformer_ladder.ipynb #57312771
+def importance_of(tokens, labels, V, min_count) -> torch.Tensor:
+    """(V,) float64 |P(1|s) - P(0|s)| of each token on (tokens, labels) (the training split), NaN for a
+    token with fewer than `min_count` occurrences there (its posterior is noise)."""
+    check_int('min_count', min_count, 1, 'give a positive count of occurrences')
+    st = stats.token_stats(tokens, labels, V)
+    imp = st.posterior_diff.abs().clone()
+    imp[st.counts.sum(1) < min_count] = math.nan
+    return imp
+
+def rank_quantiles(a) -> torch.Tensor:
+    """(n, T) the mid-rank quantile of each position's value among its row's finite values of `a` (n, T)
+    (NaN: no value), (#less + (#equal - 1)/2) / (m - 1), 1/2 in a row with one value, NaN where `a` is NaN."""
+    a = torch.as_tensor(a, dtype=torch.float64)
+    ok = ~torch.isnan(a)
+    x, y = a.unsqueeze(2), a.unsqueeze(1)                      # (n, T, 1) against (n, 1, T)
+    both = ok.unsqueeze(2) & ok.unsqueeze(1)
+    less = ((y < x) & both).sum(2).double()
+    equal = ((y == x) & both).sum(2).double()
+    m = ok.sum(1, keepdim=True).double()
+    q = torch.where(m > 1, (less + (equal - 1) / 2) / (m - 1).clamp(min=1), torch.full_like(less, 0.5))
+    return q.masked_fill(~ok, math.nan)
+
+@torch.no_grad()
+def _attention_rows(model, t):
+    "(ids, z): the chunk's ids as the model reads them and (n, T) scores ranking the [CLS] attention (-inf: padding)."
+    if isinstance(model, OneLayerAttention):
+        return t, (model.E @ model.p).detach().cpu()[t.clamp(min=0)].masked_fill(t < 0, -math.inf)
+    t = model.prepare(t)
+    return t, model.cls_attention(t).mean(1).cpu().masked_fill(t < 0, -math.inf)
+
+def selection_quantiles(model, tokens, imp, chunk=256) -> tuple:
+    """Per sequence (n,) float64: (the quantile of the position of the [CLS]'s largest attention among the
+    positions of defined importance `imp` (V,), uniform attention's: the mean quantile over them); NaN for a
+    sequence with no such position."""
+    tokens, imp = torch.as_tensor(tokens), torch.as_tensor(imp, dtype=torch.float64)
+    qs, us = [], []
+    for i in range(0, len(tokens), chunk):
+        t, z = _attention_rows(model, tokens[i:i + chunk])
+        a = imp[t.clamp(min=0)].masked_fill(t < 0, math.nan)
+        q = rank_quantiles(a)
+        z = z.double().masked_fill(torch.isnan(a), -math.inf)
+        qs.append(q.gather(1, z.argmax(1, keepdim=True))[:, 0].masked_fill(torch.isnan(a).all(1), math.nan))
+        us.append(torch.nanmean(q, 1))
+    return torch.cat(qs), torch.cat(us)
+
+def selects(q, u) -> dict:
+    """The selection verdict of per-sequence quantiles `q` against uniform's `u` (sequences with NaN left out):
+    the means, the standard error of the mean difference, and 'selects' (difference > 2 standard errors)."""
+    q, u = torch.as_tensor(q, dtype=torch.float64), torch.as_tensor(u, dtype=torch.float64)
+    ok = ~(torch.isnan(q) | torch.isnan(u))
+    dq = (q - u)[ok]
+    if len(dq) < 2: raise ValueError(f"selects: {len(dq)} sequence(s) with a defined quantile; at least 2 are needed "
+                                     "(give more test sequences, or a lower min_count)")
+    se = float(dq.std() / math.sqrt(len(dq)))
+    diff = float(dq.mean())
+    return {'quantile': float(q[ok].mean()), 'quantile_uniform': float(u[ok].mean()), 'se': se,
+            'n': int(len(dq)), 'selects': diff > 2 * se}
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #6a4d87ae
 def reached_selection(s_p, tokens) -> torch.Tensor:
@@ -438,7 +498,7 @@ def transformer_ladder(cfg: ExpConfig, log=print) -> dict:
             **{f'V_{k}': tr.V for k, (tr, _) in sets.items()},
             **{f'n_train_{k}': tr.n for k, (tr, _) in sets.items()}}
     notes = (("Smoke test of the code (this size judges nothing: no claim is made; the ladder's findings are "
-              "the full size's): " if smoke else '') + f"Rungs R0-R5 on {', '.join(labels.values())}, {n_s}, on {device}; "
+              "the ladder study's, nbs/measured/ladder_study.json, and the full size's): " if smoke else '') + f"Rungs R0-R5 on {', '.join(labels.values())}, {n_s}, on {device}; "
              f"AdamW (lr {s['lr']:g}, full batch, {s['steps']} steps) without and with weight decay "
              f"{s['wd']:g}; d = {s['d']}, {s['heads']} heads from R3; first {s['max_len']} words."
              + (f" Not run: {'; '.join(f'{k} ({v})' for k, v in skipped.items())}." if skipped else ''))

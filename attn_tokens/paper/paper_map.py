@@ -7,7 +7,8 @@ __all__ = ['WORD_ORDER', 'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', '
            'MAP_WIDTHS', 'DETAILS', 'experiment_verdict', 'baseline_verdict', 'quote_md', 'quote_plain', 'ledger_md',
            'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict',
            'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper',
-           'frozen_verdict', 'ladder_verdict', 'paper_map', 'short_verdict', 'map_markdown', 'details_markdown']
+           'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict', 'paper_map', 'short_verdict', 'map_markdown',
+           'details_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -494,6 +495,38 @@ def ladder_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
             f"{len(n['settings']['seeds'])} seeds ({r.get('size')} size), (rung, data set) pairs per word: "
             + '; '.join(f"{k}: " + ', '.join(f"{w} {m}" for w, m in cnt.most_common()) for k, cnt in per.items()))
 
+# %% ../../nbs/paper/09b_paper_map.ipynb #3a08253e
+def ladder_study_verdict(exps: dict, keys=('ladder_study', 'transformer_ladder')) -> str:
+    """The ladder row's verdict: the ladder study's converged runs (`exps[keys[0]]`, the records of
+    tools/measure/ladder_study.py's `nbs/measured/ladder_study.json`, which `paper_map` loads) at the size its rule
+    chose: per (rung, data set), whether every seed converged and selects (mean importance quantile of the attended
+    token above uniform's by two standard errors); then the reproduce run's 40-step claims (`ladder_verdict` of
+    keys[1]), whose word leads ('ours only' where the reproduce run has none)."""
+    base = ladder_verdict(exps, keys[1:])
+    word, _, rest = base.partition(': ')
+    st = exps.get(keys[0])
+    if not st or not st.get('chosen'):
+        return base + (f"; {keys[0]}.json: no size chosen by its rule" if st else '')
+    if word == 'not measured yet': word, rest = 'ours only', base
+    size = st['chosen']
+    runs = [r for k, r in st['runs'].items() if k.startswith(f'{size}/')]
+    pairs = {}
+    for r in runs: pairs.setdefault((r['rung'], r['data']), []).append(r)
+    ok = lambda rs: all(r['converged'] and r['selects'] for r in rs)
+    miss = [f"{rg} {d} ({sum(r['converged'] and r['selects'] for r in rs)} of {len(rs)})"
+            for (rg, d), rs in sorted(pairs.items()) if not ok(rs)]
+    cap = [r['verdict'] for r in runs if not r['converged']]
+    rng = lambda k: f"{min(r[k] for r in runs):.2f}-{max(r[k] for r in runs):.2f}"
+    rungs = sorted({rg for rg, _ in pairs})
+    return (f"{word}: {keys[0]}.json, size {size} (its rule), {rungs[0]}-{rungs[-1]}, "
+            f"{len({d for _, d in pairs})} data sets, {len(runs)} runs, {len(runs) - len(cap)} converged"
+            + (f" ({len(cap)} {cap[0]})" if cap else '')
+            + f"; attention selects (importance quantile above 1/2 by 2 s.e.) on every seed in "
+            f"{len(pairs) - len(miss)} of {len(pairs)} (rung, data set) pairs"
+            + (f"; on fewer seeds: {', '.join(miss)}" if miss else '')
+            + f"; quantile {rng('quantile')}, test accuracy {rng('test_acc')}; reproduce_full.json: {rest}")
+
+
 # %% ../../nbs/paper/09b_paper_map.ipynb #bc276358
 _TH, _EX = 'theory/', 'experiments/'
 THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdict from measured
@@ -552,9 +585,10 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
      (_EX + '05_synthetic.ipynb', _EX + '07_extensions.ipynb')),
     ('Yelp 4 classes: the tables of classes 2 and 4', 'rebuttal (Q2)',
      ('yelp_4class', 'yelp_pool_4class'), (_EX + '07_extensions.ipynb',)),
-    ('Transformer ladder: the shapes of the static scores, the top-decile attention and the direction of '
-     '$p_{eff}$, rung by rung from the model of the paper (R0) to an encoder layer (R5)', 'ours (no claim of the paper)',
-     ('transformer_ladder',), (_EX + '08a_transformer_ladder.ipynb',), lambda e, k: ladder_verdict(e, k)))
+    ('Transformer ladder: the attention on important tokens, rung by rung from the model of the paper (R0) to two '
+     'encoder layers (R7) trained to convergence; the shapes of the static scores and the direction of $p_{eff}$',
+     'ours (no claim of the paper)', ('ladder_study', 'transformer_ladder'), (_EX + '08a_transformer_ladder.ipynb',),
+     ladder_study_verdict))
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #190a1ea4
 def _link(nb): return f"[{Path(nb).stem}]({nb})"
@@ -570,6 +604,8 @@ def paper_map(measured) -> list:
     add_seeds(exps, seed_results(exps))      # each unsettled claim judged over every seed reproduce ran
     study = _load(measured, 'frozen_study.json')
     if study: exps = dict(exps, frozen_study=dict(study, status='ok'))
+    ladder = _load(measured, 'ladder_study.json')
+    if ladder: exps = dict(exps, ladder_study=ladder)
     if 'transformer_ladder' in exps: ladder_paper(exps['transformer_ladder'])   # the authors' sentences it restates
     judge = lambda row: (row[4:] or (experiment_verdict,))[0](exps, row[2])
     rows += [dict(statement=row[0], stated=row[1] + ('' if row[4:] else _quote(exps, row[2])),

@@ -5,16 +5,24 @@ resumable (every finished run is kept; a rerun does the rest).
 The size rule, fixed before the rungs: SIZES are tried in increasing cost, R0 alone (phase `size`); the chosen size is
 the first at which R0, on every seed of SEEDS and on both data sets,
   (a) converges before CAP steps: the full-batch training loss falls below LOSS_TOL (the training set separated: on
-      separable data the logistic loss falls geometrically for ever and only the direction converges) or its
-      relative fall over WINDOW steps is below TOL;
-  (b) selects: its top-decile share exceeds uniform attention's by more than two binomial standard errors,
-      2 sqrt(u (1 - u) / n_test) with u the uniform share (the noise of a share measured on n_test sequences);
+      separable data the logistic loss falls geometrically for ever and only the direction converges), or its
+      relative fall over WINDOW steps is below TOL while the loss is below PLATEAU_FACTOR = 1/2 of H(y), the loss of
+      the best constant prediction (the binary entropy of the training labels: log 2 when balanced). The guard: a
+      model at its start predicts nearly a constant (|f| small), so its loss sits near H(y), and a flat stretch there
+      is the start of training, not its end;
+  (b) selects: over the test sequences, the mean mid-rank quantile of the importance |P(1|s) - P(0|s)| (on the whole
+      training split, tokens with at least the set's min_count occurrences) of the token of largest [CLS] attention,
+      among the sequence's tokens, exceeds uniform attention's (exactly 1/2) by more than two standard errors of the
+      per-sequence differences (transformer_ladder.selection_quantiles and selects);
   (c) classifies: test accuracy exceeds 1/2 by more than two standard errors, 2 sqrt(1/4 / n_test).
-Phase `rungs` runs R0-R7 at the chosen size with the same stopping rule; a run that reaches CAP is 'undecided'.
-Optimizer: the ladder's AdamW (fit_ladder's betas), full batch, lr of the size, no decay.
+Phase `rungs` runs R0-R7 at the chosen size with the same stopping rule, seed by seed (seed 0 of every set and rung
+first); a run that reaches CAP is 'undecided (cap CAP)'. The top-decile |alpha_s| share against uniform is kept as a
+secondary number. Optimizer: the ladder's AdamW (fit_ladder's betas), full batch, lr of the size, no decay.
+Superseded: the first size phase judged (b) by that top-decile share, which rewards attending to frequent tokens
+(alpha_s carries the frequency); its runs are kept under 'superseded'.
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase size
-    ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase rungs [--device cuda]
+    ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase rungs [--seeds 0] [--device cuda]
 """
 import argparse, json, math, sys, time
 from pathlib import Path
@@ -23,7 +31,8 @@ from attn_tokens.infra.files import write_json
 from attn_tokens.experiments.framework import ExpConfig
 from attn_tokens.experiments.real_data import DATASET, load_real
 from attn_tokens.experiments.transformer_ladder import (LADDER, LADDER_SETS, build, reference, top_share,
-                                                         test_accuracy, device_line)
+                                                         test_accuracy, device_line, importance_of,
+                                                         selection_quantiles, selects)
 
 SIZES = {   # increasing cost; min_count as the ladder's sizes; d and heads grow with the length
     's1': dict(n_train=300, n_test=300, max_len=48, d=24, heads=4, lr=0.01),
@@ -32,64 +41,101 @@ SIZES = {   # increasing cost; min_count as the ladder's sizes; d and heads grow
     's4': dict(n_train=5000, n_test=1000, max_len=256, d=128, heads=4, lr=0.001),
     'gpu': dict(n_train=10000, n_test=2000, max_len=512, d=256, heads=8, lr=0.001)}
 MIN_COUNT = {'imdb': 20, 'yelp_sentences': 5}
-SEEDS, WINDOW, TOL, LOSS_TOL, CAP = (0, 1, 2), 50, 1e-3, 1e-3, 5000
+SEEDS, WINDOW, TOL, LOSS_TOL, PLATEAU_FACTOR, CAP = (0, 1, 2), 50, 1e-3, 1e-3, 0.5, 5000
+RULE_VERSION = 2   # 1: selection by the top-decile |alpha_s| share (superseded); 2: the importance quantile
+
+def constant_loss(labels) -> float:
+    "H(y): the logistic loss of the best constant prediction on `labels` (0/1), the binary entropy in nats."
+    m = float(torch.as_tensor(labels).double().mean())
+    return 0. if m in (0., 1.) else -(m * math.log(m) + (1 - m) * math.log(1 - m))
 
 def train_to_convergence(m, tr, lr, seed):
-    "AdamW full batch until the loss is below LOSS_TOL or falls by less than TOL (relative) over WINDOW steps, or CAP steps."
+    """AdamW full batch until the loss is below LOSS_TOL, or falls by less than TOL (relative) over WINDOW steps
+    while below PLATEAU_FACTOR H(y), or CAP steps. Returns (steps, converged, last loss, stop reason)."""
     torch.manual_seed(seed)
     opt = torch.optim.AdamW([q for q in m.parameters() if q.requires_grad], lr=lr, weight_decay=0.)
     dev = next(m.parameters()).device
     b, y = m.prepare(tr.tokens), torch.as_tensor(tr.labels).to(dev)
+    guard = PLATEAU_FACTOR * constant_loss(tr.labels)
     losses = []
     for step in range(1, CAP + 1):
         opt.zero_grad(); loss = m.loss(b, y); loss.backward(); opt.step()
         losses.append(float(loss.detach()))
-        if losses[-1] < LOSS_TOL or (step > WINDOW and (losses[-WINDOW - 1] - losses[-1]) < TOL * abs(losses[-WINDOW - 1])):
-            return step, True, losses[-1]
-    return CAP, False, losses[-1]
+        if losses[-1] < LOSS_TOL: return step, True, losses[-1], 'loss below LOSS_TOL'
+        if (step > WINDOW and losses[-1] < guard
+                and (losses[-WINDOW - 1] - losses[-1]) < TOL * abs(losses[-WINDOW - 1])):
+            return step, True, losses[-1], 'plateau below H(y)/2'
+    return CAP, False, losses[-1], 'cap'
 
 def one_run(rung, name, tr, te, ref, s, seed, device):
-    t0 = time.time()
+    t0, c0 = time.time(), time.process_time()
     m = build(rung, tr.V, s['d'], seed, n_heads=s['heads'] if rung >= 'R3' else None, max_len=s['max_len']).to(device)
-    steps, conv, loss = train_to_convergence(m, tr, s['lr'], seed)
+    steps, conv, loss, why = train_to_convergence(m, tr, s['lr'], seed)
+    m = m.cpu()
+    sel = selects(*selection_quantiles(m, te.tokens, ref['importance']))
     share, acc, u, n = top_share(m, te.tokens, ref['top']), test_accuracy(m, te.tokens, te.labels), ref['share_uniform'], len(te.tokens)
-    return dict(rung=rung, data=name, seed=seed, steps=steps, converged=conv, verdict='run' if conv else f'undecided (cap {CAP})',
-                loss=loss, share=share, share_uniform=u, test_acc=acc,
-                selects=share - u > 2 * math.sqrt(u * (1 - u) / n), classifies=acc - 0.5 > 2 * math.sqrt(0.25 / n),
-                seconds=time.time() - t0)
+    return dict(rung=rung, data=name, seed=seed, steps=steps, converged=conv, stop=why,
+                verdict='run' if conv else f'undecided (cap {CAP})', loss=loss, **sel, share=share, share_uniform=u,
+                test_acc=acc, classifies=acc - 0.5 > 2 * math.sqrt(0.25 / n),
+                seconds=time.time() - t0, cpu_seconds=time.process_time() - c0)
+
+def start(out: Path) -> dict:
+    "The study so far; a file of the superseded rule keeps its runs under 'superseded' and starts anew."
+    res = json.loads(out.read_text()) if out.exists() else {}
+    if res.get('rule_version') != RULE_VERSION:
+        old = {k: res[k] for k in ('rule', 'runs', 'chosen', 'commands') if k in res}
+        res = {'rule_version': RULE_VERSION, 'runs': {}, **({'superseded': old} if old else {})}
+    res['rule'] = __doc__.split('\n\n')[1]
+    return res
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('out'); ap.add_argument('--phase', choices=('size', 'rungs'), required=True)
     ap.add_argument('--device', default='cpu'); ap.add_argument('--sizes', nargs='+', default=list(SIZES))
+    ap.add_argument('--seeds', nargs='+', type=int, default=list(SEEDS))
+    ap.add_argument('--sets', nargs='+', default=list(LADDER_SETS)); ap.add_argument('--rungs', nargs='+', default=list(LADDER))
     a = ap.parse_args(argv)
     out = Path(a.out)
-    res = json.loads(out.read_text()) if out.exists() else {'runs': {}, 'rule': __doc__.split('\n\n')[1]}
+    res = start(out)
     print(device_line(a.device), flush=True)
     res.setdefault('devices', []).append(device_line(a.device))
     res.setdefault('commands', []).append('ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py '
                                           + ' '.join(argv if argv is not None else sys.argv[1:]))
     res['command'] = res['commands'][-1]   # the last one (every file of nbs/measured names the command that made it)
+    res['settings'] = dict(sizes=SIZES, min_count=MIN_COUNT, seeds=list(SEEDS), window=WINDOW, tol=TOL,
+                           loss_tol=LOSS_TOL, plateau_factor=PLATEAU_FACTOR, cap=CAP, threads=torch.get_num_threads())
     cfg = ExpConfig(size='full')
-    def runs_at(size, rungs):
-        s = SIZES[size]
-        for name in LADDER_SETS:
+    refs = {}
+    def data(size, name):
+        if (size, name) not in refs:
+            s = SIZES[size]
+            full, _ = load_real(DATASET[name], cfg, MIN_COUNT[name], s['max_len'])
             tr, te = load_real(DATASET[name], cfg, MIN_COUNT[name], s['max_len'], s['n_train'], s['n_test'])
-            ref = reference(tr, te)
-            for seed in SEEDS:
+            refs[size, name] = tr, te, dict(reference(tr, te), importance=importance_of(
+                full.tokens, full.labels, full.V, MIN_COUNT[name]))
+        return refs[size, name]
+    def runs_at(size, rungs, seeds, sets):
+        for seed in seeds:
+            for name in sets:
                 for rung in rungs:
                     key = f"{size}/{name}/{seed}/{rung}"
                     if key not in res['runs']:
-                        res['runs'][key] = one_run(rung, name, tr, te, ref, s, seed, a.device)
+                        tr, te, ref = data(size, name)
+                        res['runs'][key] = one_run(rung, name, tr, te, ref, SIZES[size], seed, a.device)
                         write_json(out, res); print(key, res['runs'][key], flush=True)
                     yield res['runs'][key]
     if a.phase == 'size':
         for size in a.sizes:
-            if all(r['converged'] and r['selects'] and r['classifies'] for r in list(runs_at(size, ['R0']))):
-                res['chosen'] = size; write_json(out, res); print('chosen size', size); return
-        res['chosen'] = None; write_json(out, res); print('no size passes the rule')
+            if all(r['converged'] and r['selects'] and r['classifies'] for r in list(runs_at(size, ['R0'], SEEDS, LADDER_SETS))):
+                res['chosen'] = size; print('chosen size', size); break
+        else: res['chosen'] = None; print('no size passes the rule')
     else:
         if not res.get('chosen'): sys.exit('run --phase size first: no size is chosen yet')
-        list(runs_at(res['chosen'], list(LADDER)))
+        list(runs_at(res['chosen'], a.rungs, a.seeds, a.sets))
+    done = [r for k, r in res['runs'].items() if k.startswith(f"{res.get('chosen')}/")]
+    res['cost'] = dict(device=res['devices'][-1], runs=len(res['runs']), seconds=sum(r['seconds'] for r in res['runs'].values()),
+                       cpu_seconds=sum(r.get('cpu_seconds', 0.) for r in res['runs'].values()),
+                       chosen_size_runs=len(done), chosen_size_seconds=sum(r['seconds'] for r in done))
+    write_json(out, res); print('cost', res['cost'])
 
 if __name__ == '__main__': main()
