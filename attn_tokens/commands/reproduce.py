@@ -24,7 +24,7 @@ from ..experiments.analysis import plot_diagnostics
 from ..experiments.real_data import EXPERIMENT_DATA, check_data, data_source
 from ..engine import distributed
 from ..data.hub import hub_status
-from ..paper.rule import add_seeds, annotate, differing, needs_seeds, seed_results
+from ..paper.rule import add_seeds, annotate, differing, needs_seeds
 from ..paper.paper_map import ledger_md
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a933407f
@@ -132,7 +132,7 @@ def _more_seeds(name, f, r, cfg: ExpConfig, seeds: int, log=print) -> dict:
             o = _run_one(name, f, dataclasses.replace(cfg, seed=s, out=tmp, ckpt_dir=ckpt_dir), Path(tmp))
         r['seed_runs'][str(s)] = {k: o[k] for k in SEED_KEYS if k in o}
         _log_entry(log, f"{name} seed {s}", o, set(), data=False)
-    add_seeds({name: r}, seed_results({name: r}))
+    add_seeds({name: r})
     return annotate(name, r)
 
 RUN_LOCK = '.reproduce-run.lock'   # in the output folder: held by the run writing there

@@ -7,7 +7,7 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
            'SEED_VALUES', 'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'NEAR', 'theory_word', 'd_word', 'legend_md',
            'converged', 'settings_record', 'capped', 'point_passes', 'record_reasons', 'record_word', 'claim_word',
            'claim_id', 'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance', 'needs_seeds',
-           'seed_results', 'add_seeds', 'knob_ranges']
+           'add_seeds', 'knob_ranges']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import re
@@ -340,16 +340,9 @@ def needs_seeds(exps) -> list:
                 threshold_distance(c['rule'], c['value']) < NEAR for c in r.get('claims', [])
                 if c.get('by', 'paper') == 'paper'))]
 
-def seed_results(exps) -> dict:
-    "{seed: {experiment: run}} from the entries' `seed_runs` (reproduce's runs of the other seeds)."
-    more = {}
-    for k, r in exps.items():
-        for s, o in (r.get('seed_runs') or {}).items(): more.setdefault(int(s), {})[k] = o
-    return dict(sorted(more.items()))
-
-def add_seeds(exps, more: dict = None) -> dict:
+def add_seeds(exps) -> dict:
     """`exps` with each claim of the paper's record rebuilt over every seed of its entry (`annotate`: the
-    entry's `seed_runs`, which `more` = `seed_results(exps)` reads back, matched by `claim_id`). Returns `exps`."""
+    entry's `seed_runs`, matched by `claim_id`). Returns `exps`."""
     for k, r in exps.items(): annotate(k, r)
     return exps
 
