@@ -24,7 +24,7 @@ from attn_tokens.infra import files
 from attn_tokens.data import text
 from attn_tokens.engine.models import OneLayerAttention
 from attn_tokens.experiments.train import TrainConfig
-from attn_tokens.experiments.framework import fit, rule_pass
+from attn_tokens.experiments.framework import fit, rule_pass, point_passes
 from attn_tokens.experiments.published import PAPER, QUOTES, word_rule, WORDS
 from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, bow_features
 from attn_tokens.experiments.ablations import FROZEN_SIZES
@@ -296,7 +296,7 @@ def records(runs) -> list:
             for value, ch, why in vals:
                 seeds = _seeds(rule, what, runs, _point_name(setting, value, ch), ch.get('cap'))
                 pts.append(dict(value=value, reason=why, seeds=seeds,
-                                passes=bool(seeds) and all(q['pass'] and q['converged'] for q in seeds)))
+                                passes=point_passes(seeds)))
             sweeps.append(dict(setting=setting, stated=None, ours=f"swept; main point: {vals[0][0]}", met=None,
                                sweep=pts))
         out.append(dict(id=cid, quote_key=qk, quote=QUOTES[qk], claim=text_, rule=rule,
