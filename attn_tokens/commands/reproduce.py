@@ -8,7 +8,7 @@ __all__ = ['EXPERIMENT_MODULES', 'SEED_KEYS', 'RUN_LOCK', 'RUN_KEYS', 'DIAG_RUN_
            'claim_problems', 'report_md', 'run_summary', 'default_threads', 'free_cores', 'cli_run', 'exit_code']
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #7459ceef
-import contextlib, dataclasses, fcntl, importlib, json, math, os, platform, signal, sys, tempfile, threading, time
+import contextlib, dataclasses, importlib, json, math, os, platform, signal, sys, tempfile, threading, time
 import traceback
 from pathlib import Path
 import torch
@@ -137,25 +137,14 @@ def _more_seeds(name, f, r, cfg: ExpConfig, seeds: int, log=print) -> dict:
 
 RUN_LOCK = '.reproduce-run.lock'   # in the output folder: held by the run writing there
 
-@contextlib.contextmanager
 def run_lock(out: Path):
-    """The run's hold on folder `out` while it runs: an exclusive `flock` on out/RUN_LOCK, with this run's pid,
-    start and command written in it. The kernel drops the lock when the process ends, however it ends, so a lock
+    """The run's hold on folder `out` while it runs: the folder lock (`files.folder_lock`) on out/RUN_LOCK, which
+    names this run's pid, start and command. The kernel drops it when the process ends, however it ends, so a lock
     is never stale (a killed run's file is taken over); a second run into the folder is refused at once, before
     any work (OutputPathError naming the other run and the fix), so that neither replaces the other's entries."""
-    out.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.pread(fd, 4096, 0).decode(errors='replace').strip() or 'it has not written its details yet'
-            raise files.OutputPathError(
-                f"{out} is in use by another reproduce run ({other}); two runs writing one folder would replace "
-                f"each other's entries: wait for that run to finish, or give this one another --out") from None
-        me = f"pid {os.getpid()} on {platform.node()}, started {_now()}: {' '.join(sys.argv) or 'python'}"
-        os.ftruncate(fd, 0); os.pwrite(fd, me.encode(), 0)
-        yield out
-    finally: os.close(fd)
+    return files.folder_lock(out, timeout=0, name=RUN_LOCK, busy=lambda other: files.OutputPathError(
+        f"{out} is in use by another reproduce run ({other}); two runs writing one folder would replace "
+        f"each other's entries: wait for that run to finish, or give this one another --out"))
 
 def _entries(out: Path) -> dict:
     "The entries of out/results.json as they are (no file, or one that is not results JSON: none), read only."
