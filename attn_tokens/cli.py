@@ -48,7 +48,8 @@ class _LazyParser(argparse.ArgumentParser):
     (`cli_run`) on first use: the module is imported only when this subcommand is parsed. Where
     `LIGHT_PARSERS` names a module that declares the same arguments without importing torch, the
     arguments are parsed with it first, then the environment is checked and the module's `cli_check`
-    (if any) runs on them, so that a refusal comes before the import."""
+    (if any) runs on them, so that a refusal comes before the import; the parsed arguments then say so
+    (`cli_checked` True), so that `cli_run` does not run them again."""
     _module = None                      # the module's name until it is loaded, then None
     _light = None                       # the light module's name, if any
     _help_light = False                 # whether the light module's parser is the module's own
@@ -69,15 +70,18 @@ class _LazyParser(argparse.ArgumentParser):
         self.set_defaults(_run=module.cli_run)
 
     def parse_known_args(self, args=None, namespace=None):
+        checked = False
         if self._module is not None and self._light is not None and not _asks_help(args):
             check = argparse.ArgumentParser(prog=self.prog, description=self.description)
             light = importlib.import_module(self._light)
             ns = light.cli_parser(check).parse_args(args)   # a bad argument: refused here (exit 2)
             _check_env()                        # as main checks it after parsing, before any work
-            if hasattr(light, 'cli_check'): light.cli_check(ns)     # ValueError/OSError: exit 2
+            if hasattr(light, 'cli_check'): light.cli_check(ns); checked = True    # ValueError/OSError: exit 2
         if self._help_light and _asks_help(args):   # the help, without the import: printed, exit 0
             self._declare(); super().parse_known_args(args, namespace)
-        self._load(); return super().parse_known_args(args, namespace)
+        self._load(); ns, rest = super().parse_known_args(args, namespace)
+        if checked: ns.cli_checked = True
+        return ns, rest
     def format_help(self):
         self._declare(); return super().format_help()
     def format_usage(self):

@@ -269,7 +269,6 @@ class Page:
                 code = f"<details class=\"code-fold\"{' open' if opts['code-fold'] == 'show' else ''}><summary>{summary}</summary>\n\n{code}\n\n</details>"
             parts.append(code)
         if opts.get('output') != 'false':
-            streams = {}
             for j, o in enumerate(c.get('outputs', [])):
                 t = o.get('output_type')
                 if t == 'stream':

@@ -39,7 +39,8 @@ def cli_run(args):
     # the light --help path: the engine (torch) is imported only when the command runs
     from attn_tokens.engine import bench, distributed
     if args.distributed: return distributed.bench_cli(args)
-    cli_check(args)                 # before the minutes of timing
+    # before the minutes of timing, once (attn-tokens runs it before it imports the engine)
+    if not getattr(args, 'cli_checked', False): cli_check(args)
     cfg = bench.QUICK if args.quick else bench.BenchConfig()
     over = {k: getattr(args, k) for k in ('n', 'V', 'd', 'dtype', 'repeats',
                                           'seed') if getattr(args, k) is not None}

@@ -4,11 +4,11 @@
 
 # %% auto #0
 __all__ = ['EXPERIMENT_MODULES', 'SEED_KEYS', 'RUN_LOCK', 'RUN_KEYS', 'DIAG_RUN_KEYS', 'CLAIM_KEYS', 'QUICK_NOTE', 'experiments',
-           'claims_line', 'run_lock', 'check_checkpoints', 'run_all', 'write_outputs', 'diagnostics_runs',
+           'claims_line', 'run_lock', 'check_checkpoints', 'check_run', 'run_all', 'write_outputs', 'diagnostics_runs',
            'claim_problems', 'report_md', 'run_summary', 'default_threads', 'free_cores', 'cli_run', 'exit_code']
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #7459ceef
-import contextlib, dataclasses, fcntl, importlib, json, math, os, platform, signal, sys, tempfile, threading, time
+import contextlib, dataclasses, importlib, json, math, os, platform, signal, sys, tempfile, threading, time
 import traceback
 from pathlib import Path
 import torch
@@ -24,7 +24,7 @@ from ..experiments.analysis import plot_diagnostics
 from ..experiments.real_data import EXPERIMENT_DATA, check_data, data_source
 from ..engine import distributed
 from ..data.hub import hub_status
-from ..paper.rule import add_seeds, annotate, differing, needs_seeds, seed_results
+from ..paper.rule import add_seeds, annotate, differing, needs_seeds
 from ..paper.paper_map import ledger_md
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a933407f
@@ -132,30 +132,19 @@ def _more_seeds(name, f, r, cfg: ExpConfig, seeds: int, log=print) -> dict:
             o = _run_one(name, f, dataclasses.replace(cfg, seed=s, out=tmp, ckpt_dir=ckpt_dir), Path(tmp))
         r['seed_runs'][str(s)] = {k: o[k] for k in SEED_KEYS if k in o}
         _log_entry(log, f"{name} seed {s}", o, set(), data=False)
-    add_seeds({name: r}, seed_results({name: r}))
+    add_seeds({name: r})
     return annotate(name, r)
 
 RUN_LOCK = '.reproduce-run.lock'   # in the output folder: held by the run writing there
 
-@contextlib.contextmanager
 def run_lock(out: Path):
-    """The run's hold on folder `out` while it runs: an exclusive `flock` on out/RUN_LOCK, with this run's pid,
-    start and command written in it. The kernel drops the lock when the process ends, however it ends, so a lock
+    """The run's hold on folder `out` while it runs: the folder lock (`files.folder_lock`) on out/RUN_LOCK, which
+    names this run's pid, start and command. The kernel drops it when the process ends, however it ends, so a lock
     is never stale (a killed run's file is taken over); a second run into the folder is refused at once, before
     any work (OutputPathError naming the other run and the fix), so that neither replaces the other's entries."""
-    out.mkdir(parents=True, exist_ok=True)
-    fd = os.open(out / RUN_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            other = os.pread(fd, 4096, 0).decode(errors='replace').strip() or 'it has not written its details yet'
-            raise files.OutputPathError(
-                f"{out} is in use by another reproduce run ({other}); two runs writing one folder would replace "
-                f"each other's entries: wait for that run to finish, or give this one another --out") from None
-        me = f"pid {os.getpid()} on {platform.node()}, started {_now()}: {' '.join(sys.argv) or 'python'}"
-        os.ftruncate(fd, 0); os.pwrite(fd, me.encode(), 0)
-        yield out
-    finally: os.close(fd)
+    return files.folder_lock(out, timeout=0, name=RUN_LOCK, busy=lambda other: files.OutputPathError(
+        f"{out} is in use by another reproduce run ({other}); two runs writing one folder would replace "
+        f"each other's entries: wait for that run to finish, or give this one another --out"))
 
 def _entries(out: Path) -> dict:
     "The entries of out/results.json as they are (no file, or one that is not results JSON: none), read only."
@@ -193,19 +182,27 @@ def _first_pass(exps: dict, cfg: ExpConfig, out: Path, seeds: int, log=print) ->
         _log_entry(log, name, r, said)
     return res
 
-def run_all(cfg: ExpConfig, only=None, log=print, seeds=1) -> dict:
-    """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
-    the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds; return this run's results. Before any work: the
-    data (real_data.check_data), the folder's lock (`run_lock`) and every checkpoint the run could resume
-    (`check_checkpoints`). SIGTERM stops it as Ctrl-C does, cleaning up as it goes (_term_as_exit)."""
+def check_run(cfg: ExpConfig, only=None, seeds=1) -> dict:
+    """The checks of a run that need no lock, before any work: the seeds, the experiments named (`only`), the
+    output and checkpoint folders, the data (real_data.check_data); the experiments selected, in their order."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
         raise ValueError(f"seeds={seeds!r}: give the number of seeds of an unsettled experiment, 1 or more")
     if cfg.seed + seeds - 1 > SEED_MAX:
         raise ValueError(f"seed {cfg.seed} with {seeds} seeds runs past the largest seed {SEED_MAX}; give a "
                          f"smaller --seed or fewer --seeds")
     exps = _select(only)                 # imports the experiment modules, in their order
-    out = _check_out(cfg)
+    _check_out(cfg)
     check_data(cfg, exps)        # the data folder given holds the data sets read, labels in range
+    return exps
+
+def run_all(cfg: ExpConfig, only=None, log=print, seeds=1, checked=None) -> dict:
+    """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
+    the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds; return this run's results. Before any work:
+    `check_run` (once: not again where `checked` is its answer for this run, as `cli_run` passes it), the
+    folder's lock (`run_lock`) and every checkpoint the run could resume (`check_checkpoints`). SIGTERM stops
+    it as Ctrl-C does, cleaning up as it goes (_term_as_exit)."""
+    exps = check_run(cfg, only, seeds) if checked is None else checked
+    out = Path(cfg.out).expanduser()
     t_all = time.time()
     with _term_as_exit(), run_lock(out):
         check_checkpoints(cfg, exps, seeds, out)
@@ -534,14 +531,13 @@ def cli_run(args) -> int:
     if args.offline: os.environ.update(HF_HUB_OFFLINE='1', HF_DATASETS_OFFLINE='1')
     cfg = ExpConfig(size=size, out=args.out, data_dir=args.data_dir, seed=args.seed,    # bars: on a terminal only
                     progress=not args.no_progress and sys.stderr.isatty(), checkpoints=not args.no_ckpt)
-    exps = _select(args.only); _check_out(cfg)     # before any work; a ValueError is one line and
-    check_data(cfg, exps)                          # the data folder given, the copies read
+    exps = check_run(cfg, args.only, seeds)        # before any work, once; a ValueError is one line
     import matplotlib; matplotlib.use('Agg')
     torch.set_num_threads(args.threads or default_threads(size))
     # under torchrun: rank 0 writes the outputs, the others nothing (00d_distributed)
     with distributed.rank0_outputs(cfg) as cfg:
         print(_first_line(args, cfg, len(exps), seeds), flush=True)
-        res = run_all(cfg, args.only, seeds=seeds)
+        res = run_all(cfg, args.only, seeds=seeds, checked=exps)
         print(run_summary(res, args.out))
     return exit_code(res, args.strict)
 

@@ -353,8 +353,9 @@ cli_parser = select_args.cli_parser   # the arguments and their defaults, declar
 
 def cli_run(args):
     "Run `attn-tokens select`: check everything, read, train, measure, write OUT, print what it found; 0."
-    select_args.cli_check(args)                         # before any work: OUT, the columns
-    src = read_data(args.data, args.text_column, args.label_column, args.encoding)
+    # before any work, once: OUT, the columns and DATA (attn-tokens runs them before it imports select)
+    if not getattr(args, 'cli_checked', False): select_args.cli_check(args)
+    src = read_data(args.data, args.text_column, args.label_column, args.encoding, checked=True)
     (tx, ty), te = src.splits['train'], src.splits.get('test', (None, None))
     sets = {k: getattr(args, k) for k in DEFAULTS if k != 'rho'}
     r = select_tokens(tx, ty, *te, skip_empty=args.skip_empty, progress=not args.no_progress,

@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['TRAIN_RULES', 'DEFAULTS', 'DEFAULTS_RULE', 'TRAINING', 'KEYS', 'cli_parser', 'DataError', 'check_columns',
-           'check_data', 'check_out', 'cli_check']
+           'data_path', 'check_data', 'check_out', 'cli_check']
 
 # %% ../../nbs/commands/10g_select_args.ipynb #9f0ec984
 import os
@@ -78,17 +78,22 @@ def check_columns(text_column, label_column):
                         f"must be another column than the texts; pass --label-column with the "
                         f"column of the labels")
 
+def data_path(data) -> Path | None:
+    """DATA's path if it exists, else None (a name); DataError if a folder of its path cannot be
+    searched."""
+    p = Path(str(data)).expanduser()
+    try: return p if p.exists() else None
+    except PermissionError:
+        raise DataError(f"{p}: cannot be reached (permission denied on a folder of its path); "
+                        f"make the folders above it searchable (chmod u+x)") from None
+
 def check_data(data, text_column='text', label_column='label') -> Path | None:
     """The refusals of DATA (and the columns) that need nothing read: DATA's path if it exists (a
     regular file or a folder), None if it is one of the package's data sets or a Hub name while the
     Hub can be asked; DataError otherwise."""
     check_columns(text_column, label_column)
-    p = Path(str(data)).expanduser()
-    try: exists = p.exists()
-    except PermissionError:
-        raise DataError(f"{p}: cannot be reached (permission denied on a folder of its path); "
-                        f"make the folders above it searchable (chmod u+x)") from None
-    if exists:
+    p = data_path(data)
+    if p is not None:
         if not (p.is_file() or p.is_dir()):
             raise DataError(f"{p}: not a regular file or folder; give a data file")
         return p

@@ -16,7 +16,7 @@ import torch
 
 # %% ../../nbs/commands/10e_select_input.ipynb #cdnew0005
 from ..data import corpora, text
-from .select_args import DataError, check_data
+from .select_args import DataError, check_data, data_path
 
 # %% ../../nbs/commands/10e_select_input.ipynb #6920d82e
 FORMATS = {'.csv': 'csv', '.tsv': 'csv', '.jsonl': 'json', '.json': 'json', '.parquet': 'parquet'}
@@ -252,10 +252,13 @@ def _load_files(fmt, groups, sep, encoding, where, cache_dir):
 
 # %% ../../nbs/commands/10e_select_input.ipynb #def46a60
 def read_data(data, text_column='text', label_column='label', encoding='utf-8',
-              data_dir=None) -> Source:
+              data_dir=None, checked=False) -> Source:
     """Texts and labels of DATA: a csv/tsv/json lines/parquet file or a folder of them, one of the
-    package's data sets (`corpora.KNOWN_DATASETS`), or a Hub name when the Hub is reachable."""
-    p = check_data(data, text_column, label_column)   # the columns, and DATA: a path, or a name
+    package's data sets (`corpora.KNOWN_DATASETS`), or a Hub name when the Hub is reachable. DATA and
+    the columns are checked first (`check_data`), unless `checked` says the caller has (select's
+    `cli_check`)."""
+    # the columns, and DATA: a path, or a name
+    p = data_path(data) if checked else check_data(data, text_column, label_column)
     if p is not None:
         fmt, groups, sep = _data_files(p)
         _codec(encoding, p)                             # a parquet file too: the flag is wrong

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['JUDGED_SIZES', 'EXPERIMENTS', 'RULE_OPS', 'UNDEFINED_WHY', 'NOT_JUDGED', 'ExpConfig', 'judged', 'Skip', 'experiment',
            'rule_pass', 'undefined_reason', 'claim', 'experiment_family', 'rule_word', 'claim_words', 'plural',
-           'count_claims', 'fit', 'fit_report', 'run_or_skip', 'summary_line']
+           'count_claims', 'point_passes', 'fit', 'fit_report', 'run_or_skip', 'summary_line']
 
 # %% ../../nbs/experiments/04b_framework.ipynb #ae182e20
 import math, operator, os
@@ -166,6 +166,12 @@ def count_claims(pairs) -> str:
         [f"{plural(nj, 'claim')} computed, not judged (quick or ci size)"] if nj else []) + (
         [f"{und} undefined"] if und else [])
     return '; '.join(parts) or 'no claims'
+
+# %% ../../nbs/experiments/04b_framework.ipynb #b84e0d19
+def point_passes(seeds: list) -> bool:
+    """A sweep point passes: it has seeds ({pass, converged, ...} per seed), the rule is met on every one (`pass`
+    True) and every one of those runs converged (`converged` True)."""
+    return bool(seeds) and all(s.get('pass') is True and s.get('converged') is True for s in seeds)
 
 # %% ../../nbs/experiments/04b_framework.ipynb #af077a42
 def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:

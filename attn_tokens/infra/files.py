@@ -9,7 +9,7 @@ __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'FLAG_OFF', 'FLAG_ON', 'env_fl
            'load_npz', 'folder_lock', 'save_figure']
 
 # %% ../../nbs/infra/00_files.ipynb #af99ed10
-import contextlib, ctypes, errno, fcntl, json, math, os, re, shutil, tempfile, time, zipfile
+import contextlib, ctypes, errno, fcntl, json, math, os, platform, re, shutil, sys, tempfile, time, zipfile
 from pathlib import Path
 import numpy as np
 from . import guards
@@ -383,21 +383,31 @@ def load_npz(path, what='file') -> dict:
 
 
 # %% ../../nbs/infra/00_files.ipynb #c64fcbe6
+def _holder() -> str:
+    "Who holds a lock: this process's pid, host, start (UTC) and command."
+    started = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
+    return f"pid {os.getpid()} on {platform.node()}, started {started}: {' '.join(sys.argv) or 'python'}"
+
 @contextlib.contextmanager
-def folder_lock(folder, timeout=600.):
-    """Exclusive lock on `folder` (a `.lock` file inside it) for a `with` block; TimeoutError after
-    `timeout` s."""
+def folder_lock(folder, timeout=600., name='.lock', busy=None):
+    """Exclusive lock on `folder` (the file `name` inside it, which names the holder) for a `with` block.
+    While another process holds it, wait up to `timeout` s (0: not at all), then raise `busy(holder)`
+    if given (the exception for the holder's line), else a TimeoutError naming the holder."""
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder/'.lock', os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    fd = os.open(folder/name, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
     try:
         t0 = time.monotonic()
         while True:
             try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); break
             except BlockingIOError:
-                if time.monotonic() - t0 > timeout:
-                    raise TimeoutError(f"{folder} is locked by another process for over "
-                                       f"{timeout:.0f} s; wait for it or use another folder")
+                if time.monotonic() - t0 >= timeout:
+                    other = (os.pread(fd, 4096, 0).decode(errors='replace').strip()
+                             or 'it has not written its details yet')
+                    if busy is not None: raise busy(other) from None
+                    raise TimeoutError(f"{folder} is locked by another process ({other}) for over "
+                                       f"{timeout:.0f} s; wait for it or use another folder") from None
                 time.sleep(0.05)
+        os.ftruncate(fd, 0); os.pwrite(fd, _holder().encode(), 0)
         yield folder
     finally: os.close(fd)
 

@@ -24,7 +24,7 @@ from ..theory.beyond import theorem_premises, theorem_verdict
 from ..theory.any_d import MAIN_KW, MAIN_SET, d_rule, d_cells, critical_eta0
 from ..experiments.published import WORDS, QUOTES
 from .transcription import UNCHECKED
-from .rule import (THEORY_WORDS, annotate, differing, add_seeds, seed_results,
+from .rule import (THEORY_WORDS, annotate, differing, add_seeds,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief,
                                     claim_id, settings_record, record_word, record_reasons)
 
@@ -601,7 +601,7 @@ def paper_map(measured) -> list:
                  checked=', '.join(map(_link, c)), verdict=f(measured))
             for s, w, o, c, f in THEORY_ROWS]
     exps = (_load(measured, 'reproduce_full.json') or {}).get('experiments', {})
-    add_seeds(exps, seed_results(exps))      # each unsettled claim judged over every seed reproduce ran
+    add_seeds(exps)      # each unsettled claim judged over every seed reproduce ran
     study = _load(measured, 'frozen_study.json')
     if study: exps = dict(exps, frozen_study=dict(study, status='ok'))
     ladder = _load(measured, 'ladder_study.json')

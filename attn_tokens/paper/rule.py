@@ -5,13 +5,13 @@
 # %% auto #0
 __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 'STATED', 'SETTINGS', 'NOT_SWEPT', 'PUBLISHED_V',
            'SEED_VALUES', 'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'NEAR', 'theory_word', 'd_word', 'legend_md',
-           'converged', 'settings_record', 'capped', 'point_passes', 'record_reasons', 'record_word', 'claim_word',
-           'claim_id', 'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance', 'needs_seeds',
-           'seed_results', 'add_seeds', 'knob_ranges']
+           'converged', 'settings_record', 'capped', 'record_reasons', 'record_word', 'claim_word', 'claim_id',
+           'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance', 'needs_seeds', 'add_seeds',
+           'knob_ranges']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import re
-from ..experiments.framework import rule_pass
+from ..experiments.framework import rule_pass, point_passes
 from ..experiments.published import PAPER, QUOTES
 
 # %% ../../nbs/paper/09a_rule.ipynb #ed8171b8
@@ -178,10 +178,6 @@ def capped(nums: dict) -> bool:
     "Did the run stop without converging (step cap, early stop, patience: `converged` is False)?"
     return converged(nums) is False
 
-def point_passes(pt: dict) -> bool:
-    "A sweep point passes: it has seeds, the rule passes on every one, and every one of those runs converged."
-    return bool(pt.get('seeds')) and all(s['pass'] is True and s['converged'] is True for s in pt['seeds'])
-
 def _must_converge(settings) -> bool:
     return any(s['setting'] == 'training length' and s['stated'] for s in settings)
 
@@ -194,7 +190,8 @@ def record_reasons(settings) -> list:
         if s['stated']: continue
         sw = s.get('sweep')
         if not isinstance(sw, list): out.append(f"{s['setting']}: {sw or 'not swept: no sweep declared'}")
-        else: out += [f"reproduced at {s['setting']} = {p['value']}" for p in sw if point_passes(p)]
+        else: out += [f"reproduced at {s['setting']} = {p['value']}" for p in sw
+                if point_passes(p.get('seeds'))]
     return out
 
 def record_word(c: dict) -> str:
@@ -340,16 +337,9 @@ def needs_seeds(exps) -> list:
                 threshold_distance(c['rule'], c['value']) < NEAR for c in r.get('claims', [])
                 if c.get('by', 'paper') == 'paper'))]
 
-def seed_results(exps) -> dict:
-    "{seed: {experiment: run}} from the entries' `seed_runs` (reproduce's runs of the other seeds)."
-    more = {}
-    for k, r in exps.items():
-        for s, o in (r.get('seed_runs') or {}).items(): more.setdefault(int(s), {})[k] = o
-    return dict(sorted(more.items()))
-
-def add_seeds(exps, more: dict = None) -> dict:
+def add_seeds(exps) -> dict:
     """`exps` with each claim of the paper's record rebuilt over every seed of its entry (`annotate`: the
-    entry's `seed_runs`, which `more` = `seed_results(exps)` reads back, matched by `claim_id`). Returns `exps`."""
+    entry's `seed_runs`, matched by `claim_id`). Returns `exps`."""
     for k, r in exps.items(): annotate(k, r)
     return exps
 
@@ -365,8 +355,8 @@ def knob_ranges(exp: str, r: dict) -> list:
         for s in c.get('settings', []) if c.get('by', 'paper') == 'paper' else []:
             pts = s.get('sweep') if isinstance(s.get('sweep'), list) else []
             if not pts: continue
-            yes = [_at(p['value']) for p in pts if point_passes(p)]
-            loose = [_at(p['value']) for p in pts if not point_passes(p) and p['seeds']
+            yes = [_at(p['value']) for p in pts if point_passes(p['seeds'])]
+            loose = [_at(p['value']) for p in pts if not point_passes(p['seeds']) and p['seeds']
                      and all(q['pass'] for q in p['seeds'])]
             no = [_at(p['value']) for p in pts if _at(p['value']) not in yes + loose]
             parts = [f"reproduced at {s['setting']} = {', '.join(yes)}" if yes else '',

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['CAP_UNTIL', 'FLOW_TOL', 'SCORE_CAP', 'LR', 'SCHEME_NAMES', 'UNTIL_END', 'D_MAX', 'EXPLICIT_MAX_D', 'DIM', 'NONNEG',
-           'INITS', 'Scheme', 'until_float', 'Stage2Config', 'check_d', 'd_arg', 'resolve_init', 'protocol_stage2',
-           'ProtocolConfig', 'protocol_config']
+           'INITS', 'ETA0_FACTOR', 'Scheme', 'until_float', 'Stage2Config', 'check_d', 'd_arg', 'resolve_init',
+           'protocol_stage2', 'ProtocolConfig', 'protocol_config']
 
 # %% ../../nbs/theory/03c_config.ipynb #52145df1
 import argparse, enum, math
@@ -149,16 +149,21 @@ def protocol_stage2(scheme=Scheme.FLOW, **kw) -> Stage2Config:
     if str(scheme) == 'armijo' and 'cap_steps' not in kw: base['cap_steps'] = 10 * base['steps']
     return Stage2Config(scheme, **base)
 
+ETA0_FACTOR = 1.2   # the margin above a threshold of eta0, in both default steps (see ProtocolConfig.eta0)
+
 @dataclass
 class ProtocolConfig:
     """Configuration of the two-stage protocol: its own fields and stage 2's `Stage2Config`, held
     whole (checked when made: a ValueError names a bad field and the fix)."""
     d: int | float = param(64, 'the embedding dimension: an integer >= 2, or inf (the limit '
                            'd -> infinity; notebook 03h_any_d)', DIM)
+    # eta0=None: a step per run, from its own init. Deliberately not the theory command's default step
+    # (eta0.eta0_default: ETA0_FACTOR x max(eta*(F_delta), 2 / max|alpha_s|), read from the data, V and d
+    # alone), which a verdict over seeds needs: one step for every seed, at or above Theorem 4.3's premise
     eta0: float | None = param(None,
                                'a stage-1 step > 0, or None for eta0_factor x the exact threshold '
                                'with the realised init (notebook 03a_eta0)', POSITIVE)
-    eta0_factor: float = param(1.2, 'a factor > 0 on the exact threshold, used when eta0 is None',
+    eta0_factor: float = param(ETA0_FACTOR, 'a factor > 0 on the exact threshold, used when eta0 is None',
                                POSITIVE)
     seed: int = param(0, 'the seed of the initialisation, 0 to 2**63 - 1', SEED)
     final_margin: float = param(300.,

@@ -170,8 +170,9 @@ def _eta0_text(eta, eta_ex):
     return f"eta0 = {eta:.3g}{far}"
 
 def _auto_eta0(cfg, eta_ex, a1_data):
-    """eta0_factor x the exact threshold, or a ValueError saying why it cannot be used (and which
-    hypothesis fails)."""
+    """eta0_factor x the exact threshold of this run's init (a step per run), or a ValueError saying why
+    it cannot be used (and which hypothesis fails). Deliberately not the theory command's default
+    (eta0.eta0_default: one step for every seed, from Theorem 4.3's premise; 03a_eta0)."""
     eta = cfg.eta0_factor * eta_ex
     if math.isfinite(eta) and eta > 0: return eta
     why = (
@@ -326,7 +327,9 @@ def _stage2_lr(cfg, mm) -> float:
 def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, **kw):
     """Stage 1 (one GD step on E, p = 0) then stage 2 (on p, E and v fixed: by default the
     gradient flow by exponential-Euler steps) on binary data; `kw` as for `protocol_config`; a
-    ProtocolResult."""
+    ProtocolResult. With eta0 None the step is eta0_factor x the exact threshold of this run's own init:
+    deliberately not the theory command's eta0.eta0_default, one step for every seed from Theorem 4.3's
+    premise, which a verdict over seeds needs (03a_eta0)."""
     t0 = time.time()
     cfg = config or protocol_config(d=d, eta0=eta0, seed=seed, **kw)
     cfg.check()

@@ -51,7 +51,7 @@ def run_one(task):
     from attn_tokens.data.generators import make_assumption1
     from attn_tokens.theory.eta0 import eta0_threshold
     from attn_tokens.theory.protocol import run_protocol
-    from attn_tokens.theory.max_margin import local_optimality, token_ids, relevant_tokens
+    from attn_tokens.theory.max_margin import local_optimality, token_ids
     from attn_tokens.theory.beyond import strict_multipliers, instability_number
     data = make_assumption1(seed=0, **SHAPES[shape])
     E0, _, v = core.init_params(data.V, d, seed=seed)
@@ -66,7 +66,7 @@ def run_one(task):
     except (ValueError, RuntimeError) as e:
         return rec | dict(ending='error', eta0=eta0, error=str(e)[:400], time_s=time.time() - t0)
     S = res.summary(); R = res.reached; H = res.history
-    t = token_ids(data.tokens); rel = relevant_tokens(t, data.labels, data.V)
+    t = token_ids(data.tokens)
     N_v = instability_number(res.E1, res.v, data.tokens, data.labels, res.mm.p)[0] \
         if res.mm.feasible else None
     lo = strict = None

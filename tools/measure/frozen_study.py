@@ -24,11 +24,11 @@ from attn_tokens.infra import files
 from attn_tokens.data import text
 from attn_tokens.engine.models import OneLayerAttention
 from attn_tokens.experiments.train import TrainConfig
-from attn_tokens.experiments.framework import fit, rule_pass
+from attn_tokens.experiments.framework import fit, rule_pass, point_passes
 from attn_tokens.experiments.published import PAPER, QUOTES, word_rule, WORDS
 from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, bow_features
 from attn_tokens.experiments.ablations import FROZEN_SIZES
-from attn_tokens.paper.rule import STATED
+from attn_tokens.paper.rule import STATED, converged
 
 COMMAND = "ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/frozen_study.py nbs/measured/frozen_study.json"
 SEEDS = (0, 1, 2)
@@ -236,7 +236,8 @@ def _find(runs, kind, name, seed):
 
 def _judge(rule, what, fr, tr_run, cap=None):
     """{pass, converged, value} of one seed: the frozen run `fr` (read at `cap`), with its trained baseline for the
-    gap; None if a needed run is missing."""
+    gap; None if a needed run is missing. Converged as paper.rule.converged reads a record (its one definition:
+    the run stopped by its convergence rule), never the record's own field."""
     if fr is None: return None
     r = fr if cap is None else next((c for c in fr.get('caps', []) if c['cap'] == cap), None)
     if r is None: return None
@@ -245,8 +246,8 @@ def _judge(rule, what, fr, tr_run, cap=None):
     if what == 'gap':
         if tr_run is None: return None
         if tr_run.get('test_acc') is None: return dict(value=None, passed=False, converged=False)
-        v, conv = tr_run['test_acc'] - r['test_acc'], bool(r['converged'] and tr_run['converged'])
-    else: v, conv = r[what], bool(r['converged'])
+        v, conv = tr_run['test_acc'] - r['test_acc'], converged(r) is True and converged(tr_run) is True
+    else: v, conv = r[what], converged(r) is True
     return dict(value=v, passed=rule_pass(rule, v), converged=conv, steps=r['steps'],
                 stopped_by=r.get('converged_by') or r.get('stop_reason'))
 
@@ -296,7 +297,7 @@ def records(runs) -> list:
             for value, ch, why in vals:
                 seeds = _seeds(rule, what, runs, _point_name(setting, value, ch), ch.get('cap'))
                 pts.append(dict(value=value, reason=why, seeds=seeds,
-                                passes=bool(seeds) and all(q['pass'] and q['converged'] for q in seeds)))
+                                passes=point_passes(seeds)))
             sweeps.append(dict(setting=setting, stated=None, ours=f"swept; main point: {vals[0][0]}", met=None,
                                sweep=pts))
         out.append(dict(id=cid, quote_key=qk, quote=QUOTES[qk], claim=text_, rule=rule,
@@ -312,9 +313,9 @@ def contrasts(runs) -> list:
         for seed in SEEDS:
             fr, trr = _find(runs, 'frozen', name, seed), _find(runs, 'trained', name, seed)
             if fr: out.append(dict(point=name, seed=seed, V=fr['V'], d=fr['d'], reach=min(1., fr['d'] / fr['V']),
-                                   frozen_acc=fr['test_acc'], frozen_converged=fr['converged'],
+                                   frozen_acc=fr['test_acc'], frozen_converged=converged(fr),
                                    trained_acc=trr['test_acc'] if trr else None,
-                                   trained_converged=trr['converged'] if trr else None))
+                                   trained_converged=converged(trr) if trr else None))
     return out
 
 

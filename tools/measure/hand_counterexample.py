@@ -16,7 +16,7 @@ For the example: G = E(1) E(1)^T, u, the tokens, labels and the reached selectio
 their margins and KKT multipliers (scipy's nnls on the tight pairs).
 Usage: nice -n 19 python tools/measure/hand_counterexample.py OUT.json
 (read by nbs/theory/03i_hand_counterexample.ipynb)"""
-import argparse, json, math, os, time
+import argparse, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 import numpy as np
 import torch

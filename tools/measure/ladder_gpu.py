@@ -115,7 +115,6 @@ def run(args):
     _shims()
     from attn_tokens.infra import files
     from attn_tokens.experiments import transformer_ladder as L      # the package only here: the GPU run needs none
-    from attn_tokens.paper.rule import claim_word
     device = 'cpu' if args.cpu_smoke else 'cuda'
     torch.set_num_threads(1) if args.cpu_smoke else None
     say(L.device_line(device) + (" -- CPU SMOKE RUN at a tiny size: not a result" if args.cpu_smoke else ''))
