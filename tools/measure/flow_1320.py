@@ -23,7 +23,8 @@ is 'failed' (it converges in direction to p_free, away from p_mm^rel, and stays 
   (e) the recovery bound: the failing pairs' forces can change any score difference by at most
       K e^{-g0 + m0} / (C (M - 1)) from the stop on (g0 the smallest failing gap, m0 the smallest margin of the other
       untied pairs, dm/dt = C e^{-m} the support pairs' rate measured at the stop, K = (n_fail / n) 2 max|u|
-      max |a_l^T a_k| over failing pairs), which is below g0: no failing sequence can get its relevant token back.
+      max |a_l^T a_k| over the failing pairs, n_fail the failing positions), which is below g0: no failing sequence
+      can get its relevant token back.
 'reached' when the run itself reaches p_mm^rel (beyond.seed_outcome); 'undecided' otherwise, naming the conditions
 that fail. Written atomically; a rerun with the same OUT reuses the run part.
 Usage: nice -n 19 python tools/measure/flow_1320.py OUT.json [--redo]"""
@@ -116,14 +117,14 @@ def run_part():
                 ps={str(k): ps[k].tolist() for k in sorted(ps) if k % ROW == 0 or k == end})
 
 
-def recovery_bound(E1, v, ts, p, A, ok, failing, n_fail, M):
+def recovery_bound(E1, v, ts, p, A, ok, failing, M):
     """Rule (e) at p: log of K e^{-g0 + m0} / (C (M - 1)) and its parts, with A the pair rows of the positions,
     ok the untied non-failing ones; C from the rate of the smallest of their margins at p."""
     from attn_tokens.theory.stage2 import p_loss_and_grad
     marg = A @ p; k = divmod(int(torch.where(ok, marg, math.inf).argmin()), marg.shape[1])
     rate = (A[k] @ -p_loss_and_grad(E1, E1 @ v, p, ts, ts.labels)[1]).item()
     Af = torch.unique(A[failing], dim=0)
-    K = n_fail / len(ts.tokens) * 2 * (E1 @ v).abs().max().item() * (Af @ Af.T).abs().max().item()
+    K = int(failing.sum()) / len(ts.tokens) * 2 * (E1 @ v).abs().max().item() * (Af @ Af.T).abs().max().item()
     g0, m0 = marg[failing].min().item(), marg[k].item()
     logC = math.log(rate) + m0 if rate > 0 else None
     log_push = math.log(K) - g0 + m0 - logC - math.log(M - 1) if logC is not None and M > 1 else None
@@ -149,8 +150,8 @@ def decide(run):
     mf = A @ pf; dh = y[:, None] * (u[top][:, None] - u[t.clamp(min=0)])
     ok = other & ~tied & ~failing; tight = ok & (mf <= 1 + 1e-6)
     n_fail = int(failing.any(1).sum()); M = mf[failing].min().item() if n_fail else None
-    bound = recovery_bound(E1, v, ts, p, A, ok, failing, n_fail, M) if n_fail else None
-    bound_w = recovery_bound(E1, v, ts, pw, A, ok, failing, n_fail, M) if n_fail else None
+    bound = recovery_bound(E1, v, ts, p, A, ok, failing, M) if n_fail else None
+    bound_w = recovery_bound(E1, v, ts, pw, A, ok, failing, M) if n_fail else None
     gap = lambda q, m: (A @ q)[m].min().item()
     slope = (gap(p, failing) - gap(pw, failing)) / (gap(p, ok) - gap(pw, ok)) if n_fail else None
     conds = dict(
