@@ -7,6 +7,11 @@ and brought to a decision (notebook 03h_any_d; issue 48 item 5).
           with 'no descent'; the trajectory every ROW steps, the stop, the final p and the kept p at least WINDOW
           steps before it.
   decide: the rule below on the final state (seconds; recomputed on every call).
+  exact:  the same stage 2 after stage 1 by its closed form (stage1.one_step_exact), which leaves the irrelevant
+          tokens' scores exactly 0 (their alpha is 0: each occurs as often in both classes, every sequence has T = 32),
+          where the engine's stage 1 leaves them at rounding level (|u_j| <= 3.7e-16): the d = inf limit without that
+          perturbation, classified as beyond.seed_outcome does (reached: cos(p, p_mm^rel) >= COS_CONVERGED; failed:
+          stopped at the score gap away from it). Added after the diagnosis showed the rounding deciding the selection.
 Why the run stops (measured here, numbers in the file): the loss gradient reaches float64's floor (~1e-308) while
 the positive class's smallest top-token gap reaches ~706; the error control's next step time then overflows.
 The rule (from the implicit-bias theory of 03b/03_max_margin; stated after the run's diagnosis had shown p moving
@@ -26,7 +31,7 @@ is 'failed' (it converges in direction to p_free, away from p_mm^rel, and stays 
       max |a_l^T a_k| over the failing pairs, n_fail the failing positions), which is below g0: no failing sequence
       can get its relevant token back.
 'reached' when the run itself reaches p_mm^rel (beyond.seed_outcome); 'undecided' otherwise, naming the conditions
-that fail. Written atomically; a rerun with the same OUT reuses the run part.
+that fail. Written atomically; a rerun with the same OUT reuses the run and exact parts.
 Usage: nice -n 19 python tools/measure/flow_1320.py OUT.json [--redo]"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
@@ -117,6 +122,30 @@ def run_part():
                 ps={str(k): ps[k].tolist() for k in sorted(ps) if k % ROW == 0 or k == end})
 
 
+def exact_part():
+    "Stage 2 (the protocol's flow, stopped at a score gap of 300) after the closed-form stage 1: its outcome."
+    from attn_tokens.theory.any_d import draw_init
+    from attn_tokens.theory.stage1 import one_step_exact
+    from attn_tokens.theory.protocol import stage2_config
+    from attn_tokens.theory.config import protocol_config
+    from attn_tokens.theory.integrators import stage2
+    from attn_tokens.theory.max_margin import COS_CONVERGED, constraint_pairs, max_margin, selection
+    torch.set_num_threads(1)
+    data, ts, E1, v = data_and_E1(); E0, _, v = draw_init(data.V, math.inf, 0, 'sampled')
+    Ex = one_step_exact(E0, v, ts, ts.labels, ETA0); u = Ex @ v
+    rel, r = relevant_of(ts, data.V); sel = selection(u, ts, ts.labels)
+    assert torch.equal(sel, r), 'the arg-max selection is not the relevant one: outside Assumption 1'
+    mm = max_margin(Ex, constraint_pairs(ts, sel)); c0 = time.process_time()
+    cfg = protocol_config(d=math.inf, eta0=ETA0, seed=0, init='sampled')
+    p, H = stage2(stage2_config(cfg, 1.)).run(Ex, v, ts, ts.labels, mm=mm, sel=sel)
+    cos_ok = omc(p, mm.p) <= 1 - COS_CONVERGED
+    outcome = 'reached' if cos_ok else 'failed' if H.stop_reason.startswith('score gap') else 'undecided'
+    return dict(outcome=outcome, steps=int(H.step[-1]), stop=H.stop_reason[:200],
+                n_without_relevant=int((top_tokens(Ex @ p, ts) != r).sum()), one_minus_cos_rel=omc(p, mm.p),
+                u_irrelevant_max_abs=u[~rel].abs().max().item(),
+                max_diff_to_engine_stage1=(Ex - E1).abs().max().item(), cpu_s=time.process_time() - c0)
+
+
 def recovery_bound(E1, v, ts, p, A, ok, failing, M):
     """Rule (e) at p: log of K e^{-g0 + m0} / (C (M - 1)) and its parts, with A the pair rows of the positions,
     ok the untied non-failing ones; C from the rate of the smallest of their margins at p."""
@@ -190,11 +219,15 @@ def main():
         run = run_part(); write_json(a.out, dict(meta=meta, run=run))
         print(f"run: {run['summary']['steps']} steps, {run['cpu_s']:.0f} CPU-s, stop: {run['summary']['stop']}",
               flush=True)
+    exact = old.get('exact') if not a.redo else None
+    if exact is None:
+        exact = exact_part(); write_json(a.out, dict(meta=meta, run=run, exact=exact))
+        print(f"exact: {exact['outcome']} after {exact['steps']} steps ({exact['stop'][:60]})", flush=True)
     dec = decide(run)
     data, ts, E1, v = data_and_E1()
     pf = free_direction(E1, v, ts, torch.tensor(run['p_end'], dtype=torch.float64)).p
     traj = [row(E1, v, ts, torch.tensor(q, dtype=torch.float64), pf, k) for k, q in run['ps'].items()]
-    write_json(a.out, dict(meta=meta, run=run, trajectory=traj, decision=dec))
+    write_json(a.out, dict(meta=meta, run=run, trajectory=traj, decision=dec, exact=exact))
     print(json.dumps({k: dec[k] for k in ('decision', 'conditions', 'M', 'measured_slope', 'bound')}, indent=1))
 
 
