@@ -15,7 +15,8 @@ and brought to a decision (notebook 03h_any_d; issue 48 item 5).
 Why the run stops (measured here, numbers in the file): the loss gradient reaches float64's floor (~1e-308) while
 the positive class's smallest top-token gap reaches ~706; the error control's next step time then overflows.
 The rule (from the implicit-bias theory of 03b/03_max_margin; stated after the run's diagnosis had shown p moving
-along one fixed direction, before the recovery bound (e) was computed). Let `top` be every sequence's top token at
+along one fixed direction with the failing gaps growing 13.6 times as fast as the others, i.e. (c) and (d), before
+the recovery bound (e) was computed). Let `top` be every sequence's top token at
 the end, the failing pairs (top, r) those of the sequences whose top is not their relevant token r, and p_free the
 max-margin direction of the selection `top` without its pairs of exactly tied u (no u-difference, no force). The run
 is 'failed' (it converges in direction to p_free, away from p_mm^rel, and stays in its selection) when
