@@ -335,7 +335,8 @@ class CappedArmijo(Stage2):
 # %% ../../nbs/theory/03f_integrators.ipynb #15bd1d6d
 class ExpEulerFlow(Stage2):
     """The flow dp/dt = -grad L(p), `steps` exponential-Euler steps with error control
-    (`exp_euler_step`), each accepted on Armijo's test of the excess loss."""
+    (`exp_euler_step`), each accepted on Armijo's test of the excess loss; it stops with 'gradient
+    underflow' once the flow time the next step needs overflows float64 (`_beyond_range`)."""
     monotone = True
     def capped_at_start(self): return True
     def _phase(self, s, z): return True, s.hist.n_capped >= self.cfg.steps
@@ -350,6 +351,8 @@ class ExpEulerFlow(Stage2):
         c = self.cfg; s.hist.n_capped += 1; s.step += 1; s.bar.update()
         if s.h_flow is None:
             s.h_flow = (c.score_cap or math.sqrt(c.flow_tol)) / (s.E @ s.g).abs().max().item()
+        # the error control grows the step geometrically; past 1.8e308 float64 cannot follow
+        if not math.isfinite(s.h_flow): return self._beyond_range(s)
         # relative to the smallest decided gap (see above)
         tol = c.flow_tol * max(1., _min_top_gap(z, s.ts))
         q, ex_q, lg, s.h_flow, n_err, n_arm = exp_euler_step(
@@ -363,6 +366,15 @@ class ExpEulerFlow(Stage2):
             s.record(s.step - 1, s.loss, s.g, s.p); return False
         s.p, s.ex, (s.loss, s.g) = q, ex_q, lg
         return True
+
+    def _beyond_range(self, s):
+        """Stop at the end of float64's range: the step the error control asks for is a flow time
+        above float64's largest number (the loss gradient is at float64's floor)."""
+        gz = (s.E @ s.g).abs().max().item()
+        s.hist.stop_reason = (f"gradient underflow at step {s.step - 1}: the flow time the next step "
+                              f"needs overflows float64 (max |E grad| = {gz:.3g}: a step of float64's "
+                              f"largest time moves no score by more than {gz * np.finfo(float).max:.3g})")
+        s.record(s.step - 1, s.loss, s.g, s.p); return False
 
 SCHEMES = {Scheme.NORMALISED: NormalisedGD, Scheme.ARMIJO: CappedArmijo, Scheme.FLOW: ExpEulerFlow}
 # the studies' capped scheme (03d): no momentum
