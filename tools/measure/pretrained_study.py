@@ -1,15 +1,18 @@
 """R8 (MiniLM fine-tuned, its last layer's [CLS] attention) and the paper's model from MiniLM's input embeddings
 (three protocols, random init beside), on IMDB and yelp_sentences: writes nbs/measured/pretrained.json, resumable
-(each finished part is kept; a rerun does the rest). Needs the pretrained extra and ATTN_TOKENS_DATA.
+(each finished part is kept; a rerun does the rest; a part stored without the selection measure is rerun, the old
+one kept under `superseded`). Seeds outermost; --seeds, --sets and --rungs pick parts (two runs on other parts may
+share the file). Needs the pretrained extra and ATTN_TOKENS_DATA.
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/pretrained_study.py nbs/measured/pretrained.json [--size cpu]
+        [--seeds 0 1 2] [--sets imdb yelp_sentences] [--rungs R0 R8] [--threads 1]
 """
 import argparse, copy, json, sys
 from pathlib import Path
 import torch
 from attn_tokens.infra.files import write_json
 from attn_tokens.experiments import pretrained as pt
-from attn_tokens.experiments.transformer_ladder import reference
+from attn_tokens.experiments.transformer_ladder import reference, importance_of
 from attn_tokens.experiments.ablations import eta0_rule
 
 SETS = ('imdb', 'yelp_sentences')
@@ -17,35 +20,51 @@ SETS = ('imdb', 'yelp_sentences')
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('out'); ap.add_argument('--size', default='cpu', choices=list(pt.PRETRAINED_SIZES))
-    ap.add_argument('--sets', nargs='+', default=list(SETS)); ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--sets', nargs='+', default=list(SETS)); ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--seeds', nargs='+', type=int, help="default: the size's seeds")
+    ap.add_argument('--rungs', nargs='+', default=['R0', 'R8'], choices=['R0', 'R8'])
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     s = pt.PRETRAINED_SIZES[a.size]
     out = Path(a.out)
     res = json.loads(out.read_text()) if out.exists() else {}
     if res and res.get('size') != a.size: sys.exit(f"{out} holds size {res.get('size')!r}: pass --size {res.get('size')} or a new file")
-    res.update(size=a.size, settings=s, threads=a.threads, sha256=pt.MINILM_SHA256,
+    res.update(size=a.size, settings=s, sha256=pt.MINILM_SHA256,
                command=f"ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/pretrained_study.py {a.out} --size {a.size}",
                parts=res.get('parts', {}))
+    res.pop('threads', None)                       # per part now (each part's `threads`)
     tok, enc0 = pt.load_minilm()
     E_all = enc0.embeddings.word_embeddings.weight.detach()
-    def keep(key, val):
-        res['parts'][key] = val; write_json(out, res); print(key, 'done', flush=True)
-    for name in a.sets:
-        for seed in s['seeds']:
+    def done(key):       # a part is done once it has the selection measure; an older one is rerun
+        return 'selection' in res['parts'].get(key, {})
+    def keep(key, val):  # merged into the file as it is now: two runs of this script (other parts) may share it
+        cur = json.loads(out.read_text()) if out.exists() else dict(res)
+        old = cur['parts'].get(key)
+        if old is not None and 'selection' not in old:    # kept, not lost: the run without the measure it replaces
+            cur.setdefault('superseded', {})[key] = old
+        cur['parts'][key] = val
+        for k in ('size', 'settings', 'sha256', 'command'): cur[k] = res[k]
+        cur.pop('threads', None)
+        res.clear(); res.update(cur); write_json(out, res); print(key, 'done', flush=True)
+    for seed in (a.seeds if a.seeds is not None else s['seeds']):
+        for name in a.sets:
+            todo = [f"{name}/{seed}/R0/{i}/{p}" for i in ('random', 'minilm') for p in pt.PROTOCOLS] * ('R0' in a.rungs)
+            todo += [f"{name}/{seed}/R8"] * ('R8' in a.rungs)
+            if all(done(k) for k in todo): continue
             tr, te, wp_of = pt.wordpiece_data(name, tok, s['n_train'], s['n_test'], s['max_len'], seed)
-            ref = reference(tr, te)
+            ref = dict(reference(tr, te), importance=importance_of(tr.tokens, tr.labels, tr.V, s['min_count'][name]))
             E0 = E_all[wp_of]
             eta0 = eta0_rule(tr.tokens, tr.labels, tr.V, E0.shape[1])['eta0']
             base = dict(V=tr.V, n_train=tr.n, n_test=len(te.tokens), share_uniform=ref['share_uniform'],
-                        n_top=int(ref['top'].sum()), eta0=eta0, unseen_test=float((te.tokens == tr.V - 1).double().mean()))
-            for init in ('random', 'minilm'):
-                for proto in pt.PROTOCOLS:
-                    key = f"{name}/{seed}/R0/{init}/{proto}"
-                    if key in res['parts']: continue
+                        n_top=int(ref['top'].sum()), eta0=eta0,
+                        unseen_test=float((te.tokens == tr.V - 1).double().mean()), min_count=s['min_count'][name], n_important=int((~ref['importance'].isnan()).sum()),
+                        threads=a.threads)
+            for key in todo:
+                if done(key): continue
+                if key.endswith('/R8'):
+                    keep(key, {**base, **pt.run_r8(copy.deepcopy(enc0), tr, te, wp_of, ref, s, seed)})
+                else:
+                    init, proto = key.split('/')[-2:]
                     keep(key, {**base, **pt.run_protocol(proto, init, tr, te, ref, s, eta0, seed, E0=E0)})
-            key = f"{name}/{seed}/R8"
-            if key not in res['parts']:
-                keep(key, {**base, **pt.run_r8(copy.deepcopy(enc0), tr, te, wp_of, ref, s, seed)})
 
 if __name__ == '__main__': main()
