@@ -337,7 +337,7 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     # the one check of the data
     ts = TokenSet.make(t, labels, V); t, labels, V = ts.tokens, ts.labels, ts.V
     check_protocol_memory(V, cfg.d, cfg.init)
-    E0, _, v = draw_init(V, cfg.d, cfg.seed, cfg.init)
+    E0, _, v = draw_init(V, cfg.d, cfg.seed, cfg.init, cfg.init_scale)
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(ts, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, ts, labels, V)
