@@ -13,7 +13,7 @@ import torch
 from ..data.tokenset import TokenSet, token_ids
 from ..infra.files import json_safe
 from ..infra.guards import NotEnoughMemoryError
-from .config import check_init_scale, protocol_config
+from .config import protocol_config
 from .protocol import run_protocol
 from .beyond import seed_outcome
 
@@ -107,13 +107,12 @@ def _bisect(point, a, b, rtol):
     return _edge(a, b, rtol, seen), run
 
 # %% ../../nbs/theory/03j_eta0_window.ipynb #672367c1
-def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, V=None, init_scale=1., **kw):
+def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, V=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
-    every reached/not-reached edge to rtol; `init_scale`: the factor sigma on E(0) (1: the package's law,
-    left out of the settings); `kw`: run_protocol's other keywords (score_noise, seed, ...); an Eta0Window."""
+    every reached/not-reached edge to rtol; `kw`: run_protocol's keywords (score_noise, seed, init_scale:
+    the factor sigma on E(0), ...), recorded in the settings as given; an Eta0Window."""
     t0 = time.time()
     if not 0 < rtol < 1: raise ValueError(f"rtol = {rtol!r}: pass a relative tolerance in (0, 1)")
-    if check_init_scale(init_scale) != 1: kw = kw | dict(init_scale=float(init_scale))
     g = eta0_grid(lo, hi, grid)
     protocol_config(d=d, eta0=g[0], **kw)          # a bad setting is refused before any run
     t = token_ids(tokens, V); small, ids = used_tokens(t)
