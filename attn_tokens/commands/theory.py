@@ -262,7 +262,7 @@ def _cli_run(args):
         print(f"token ids: {V} of 0..{data.V - 1} occur, renumbered 0..{V - 1} in order (the run's "
               "cost follows the ids used; the record keeps the original ids)")
     head = dict(command='attn-tokens theory', data=str(args.data), d=_d_text(cfg.d),
-                score_noise=cfg.score_noise, seed=cfg.seed, V_used=V, V_given=data.V,
+                score_noise=cfg.score_noise, init_scale=cfg.init_scale, seed=cfg.seed, V_used=V, V_given=data.V,
                 token_ids=ids.tolist() if V < data.V else None)
     if args.eta0_window is not None:
         rec = head | dict(window=_window_run(args, cfg, tokens, data.labels, V))

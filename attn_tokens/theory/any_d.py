@@ -14,7 +14,7 @@ from ..engine import core
 from ..infra.checks import SEED_MAX, check_int, check_number
 from .stage1 import one_step_coef
 from .beyond import wilson
-from .config import check_d, resolve_init
+from .config import check_d, check_init_scale, resolve_init
 
 # %% ../../nbs/theory/03h_any_d.ipynb #6c38b78d
 def bartlett_factor(V, df, rng):
@@ -28,18 +28,19 @@ def bartlett_factor(V, df, rng):
     A[np.diag_indices(V)] = np.sqrt(rng.chisquare(df - np.arange(V)))
     return A
 
-def token_init(V, d, seed=0):
-    """(E0, p, v) in token coordinates, exact in law for E(0) with N(0, 1/d) entries and a unit v:
+def token_init(V, d, seed=0, scale=1.):
+    """(E0, p, v) in token coordinates, exact in law for E(0) with N(0, scale^2/d) entries and a unit v:
     E0 = [L, u0] (V x min(d, V + 1)), L L^T = E(0) P_v^perp E(0)^T, u0 = E(0) v, v the last unit
-    vector; O(V^2) numbers drawn whatever d (Bartlett's L when d > V); d = inf: E0 = [I, 0]."""
-    V, d = check_int('V', V, 1), check_d('d', d)
+    vector; O(V^2) numbers drawn whatever d (Bartlett's L when d > V); d = inf: E0 = [scale I, 0].
+    scale = 1 (the package's law) draws exactly what it drew before the option existed."""
+    V, d = check_int('V', V, 1), check_d('d', d); scale = check_init_scale(scale)
     rng = np.random.default_rng(check_int('seed', seed, 0, hi=SEED_MAX))
     if d == math.inf: L, u0 = np.eye(V), np.zeros(V)
     else:
         u0 = rng.standard_normal(V) / math.sqrt(d)
         L = (bartlett_factor(V, d - 1, rng) if d - 1 >= V
              else rng.standard_normal((V, d - 1))) / math.sqrt(d)
-    E0 = torch.as_tensor(np.column_stack([L, u0]), dtype=torch.float64)
+    E0 = scale * torch.as_tensor(np.column_stack([L, u0]), dtype=torch.float64)   # x 1.0 is exact
     v = torch.zeros(E0.shape[1], dtype=torch.float64); v[-1] = 1.
     return E0, torch.zeros_like(v), v
 
@@ -63,10 +64,13 @@ def token_coordinates(E0, v):
 # %% ../../nbs/theory/03h_any_d.ipynb #9e82a25d
 NOISE_STREAM = 1   # the score noise's stream of a seed (the init's is the seed alone)
 
-def draw_init(V, d, seed=0, init=None):
-    "(E0, p, v): core.init_params (V x d) or token_init (token coordinates), as resolve_init says."
-    if resolve_init(d, init) == 'explicit': return core.init_params(V, d, seed=seed)
-    return token_init(V, d, seed)
+def draw_init(V, d, seed=0, init=None, scale=1.):
+    """(E0, p, v): core.init_params (V x d) or token_init (token coordinates), as resolve_init says; E0
+    times `scale` (entries N(0, scale^2/d); 1: the package's law, unchanged)."""
+    scale = check_init_scale(scale)
+    if resolve_init(d, init) == 'explicit':
+        E0, p, v = core.init_params(V, d, seed=seed); return scale * E0, p, v
+    return token_init(V, d, seed, scale)
 
 def score_noise(V, eps, seed):
     "eps xi with xi ~ N(0, I_V), from the seed's NOISE_STREAM (not the init's): added to u."

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['CAP_UNTIL', 'FLOW_TOL', 'SCORE_CAP', 'LR', 'SCHEME_NAMES', 'UNTIL_END', 'D_MAX', 'EXPLICIT_MAX_D', 'DIM', 'NONNEG',
            'INITS', 'ETA0_FACTOR', 'Scheme', 'until_float', 'Stage2Config', 'check_d', 'd_arg', 'resolve_init',
-           'protocol_stage2', 'ProtocolConfig', 'protocol_config']
+           'check_init_scale', 'protocol_stage2', 'ProtocolConfig', 'protocol_config']
 
 # %% ../../nbs/theory/03c_config.ipynb #52145df1
 import argparse, enum, math
@@ -136,6 +136,10 @@ def resolve_init(d, init=None):
         raise ValueError("init = 'explicit' cannot draw E(0) at d = inf; pass init='sampled' or None")
     return init
 
+def check_init_scale(x, name='init_scale') -> float:
+    "The factor sigma on E(0) (entries N(0, sigma^2/d)) as a finite float > 0, else a ValueError naming the fix."
+    return check_positive(name, x, "; pass a finite factor > 0 on E(0) (1: the package's N(0, 1/d) entries)")
+
 
 # %% ../../nbs/theory/03c_config.ipynb #4083d05b
 def protocol_stage2(scheme=Scheme.FLOW, **kw) -> Stage2Config:
@@ -181,6 +185,13 @@ class ProtocolConfig:
     score_noise: float = param(0., 'the size eps of a Gaussian perturbation eps xi of the '
                                    'scores u = E(1) v after stage 1 (meant for d = inf, where '
                                    'irrelevant tokens tie), xi drawn from the seed', NONNEG)
+    init_scale: float = param(1., 'a factor sigma > 0 on E(0): entries N(0, sigma^2/d) (1: the '
+                                  "package's law; notebook 03k_window_mechanism)", POSITIVE)
+    exact_stage1: bool = param(False, "stage 1 by its closed form (stage1.one_step_exact) instead of "
+                                      "the engine's gradient: at d = inf the scores of tokens whose "
+                                      "signed counts cancel are then exactly 0 when the counts' sums "
+                                      "are exact in float64 (T a power of 2), not at rounding level "
+                                      "(notebook 03j_eta0_window)", FLAG)
     stage2: Stage2Config = field(default_factory=protocol_stage2)
     def __post_init__(self): self.check()
     def check(self):

@@ -17,7 +17,7 @@ from ..infra.files import json_safe
 from ..infra.checks import check_int
 from ..infra.guards import check_memory
 from .stage1 import (one_step_error_bound, one_step_prediction,
-                                       one_step_relative_error, stage1_step)
+                                       one_step_relative_error, stage1_step, one_step_exact)
 from .max_margin import (Assumption1Check, MaxMarginResult, check_assumption1,
                                            constraint_pairs, max_margin, selection,
                                            selection_sets, max_margin_sets, COS_CONVERGED)
@@ -340,13 +340,14 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     # the one check of the data
     ts = TokenSet.make(t, labels, V); t, labels, V = ts.tokens, ts.labels, ts.V
     check_protocol_memory(V, cfg.d, cfg.init)
-    E0, _, v = draw_init(V, cfg.d, cfg.seed, cfg.init)
+    E0, _, v = draw_init(V, cfg.d, cfg.seed, cfg.init, cfg.init_scale)
     u0 = E0 @ v; F = u0.abs().max().item()
     eta_star = eta0_threshold(ts, labels, V, F)
     eta_ex = eta0_exact_threshold(E0, v, ts, labels, V)
     eta = cfg.eta0 if cfg.eta0 is not None else _auto_eta0(cfg, eta_ex,
                                                            check_assumption1(ts, labels, V))
-    E1 = stage1_step(E0, v, ts, labels, eta); u1 = E1 @ v
+    step = one_step_exact if cfg.exact_stage1 else stage1_step
+    E1 = step(E0, v, ts, labels, eta); u1 = E1 @ v
     _check_stage2_start(E1, u1, ts, labels, eta, eta_ex)
     st = ts.stats; alpha, beta = st.alpha, st.avg_freq
     rho = one_step_relative_error(E0, E1, v, alpha, eta) if alpha.norm() > 0 else float('nan')

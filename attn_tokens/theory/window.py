@@ -109,8 +109,8 @@ def _bisect(point, a, b, rtol):
 # %% ../../nbs/theory/03j_eta0_window.ipynb #672367c1
 def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, V=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
-    every reached/not-reached edge to rtol; `kw`: run_protocol's keywords (score_noise, seed, ...); an
-    Eta0Window."""
+    every reached/not-reached edge to rtol; `kw`: run_protocol's keywords (score_noise, seed, init_scale:
+    the factor sigma on E(0), ...), recorded in the settings as given; an Eta0Window."""
     t0 = time.time()
     if not 0 < rtol < 1: raise ValueError(f"rtol = {rtol!r}: pass a relative tolerance in (0, 1)")
     g = eta0_grid(lo, hi, grid)
