@@ -19,10 +19,14 @@ d = inf with the scores perturbed by eps = 1e-6, 1e-12 and unperturbed (eps = 0)
           sets with a window at eps = 1e-6 (hand, a28_T10, n1000_V68_T16), started right after n1000_V68_T16's d = inf
           cells: 1e-14 is about the smallest perturbation a score of order 1 to 10 keeps in float64 (its ulp is 2e-16
           to 2e-15).
+          Then the exact limit, cell 'inf|exact' (added after the d-sweep's unperturbed run at eta0 = 1320 was found to
+          be decided by stage 1's rounding, tools/measure/flow_1320.py): d = inf, stage 1 by its closed form
+          (exact_stage1=True), no perturbation, on hand and n1000_V68_T16, whose T (8, 16) makes the closed form's
+          irrelevant scores exactly 0 (a28_T10's T = 10 does not: its closed form keeps rounding of 1e-16).
 Per scan: eta0_window's record (every eta0 with its outcome, the edges), its CPU time. Written to OUT.json atomically
 after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT skips the scans done. --workers K runs
 K scans at once (one torch thread each); --budget S starts no scan after S seconds.
-Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S]
+Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S] [--only TEXT]
 (read by nbs/theory/03j_eta0_window.ipynb)"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
@@ -35,6 +39,7 @@ GRIDS = {'n1000_V68_T16': (10, 0.02), 'n2000_V110_T32': (5, 0.05)}    # else eta
 C_RANGE = (1., 32.)
 EPS = (1e-6, 1e-12, 0.)
 EPS_EXTRA, EXTRA_SETS = (1e-3, 1e-9, 1e-14), ('hand', 'a28_T10', 'n1000_V68_T16')
+EXACT_SETS = ('hand', 'n1000_V68_T16')
 DS = (2 ** 13, 2 ** 17, 2 ** 25)
 
 def tasks():
@@ -45,7 +50,8 @@ def tasks():
              + [t for s in SMALL for t in inf(s, EPS[2:])] + inf('n1000_V68_T16', (1e-12, 1e-6, 0.)))
     extra = [t for s in EXTRA_SETS for t in inf(s, EPS_EXTRA)]   # right after n1000_V68_T16 at d = inf
     return first + extra + ([t for s in SMALL for t in fin(s, [1, 2])] + fin('n1000_V68_T16', [0])
-            + [('n2000_V110_T32', 'inf|1e-12', 0), ('n2000_V110_T32', 'inf|0', 0)])
+            + [('n2000_V110_T32', 'inf|1e-12', 0), ('n2000_V110_T32', 'inf|0', 0)]
+            + [(s, 'inf|exact', 0) for s in EXACT_SETS])
 
 
 def key(task): return '|'.join(map(str, task))
@@ -61,15 +67,18 @@ def scan(task):
     amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
     lo, hi = 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
     grid, rtol = GRIDS.get(name, (GRID_PER_DECADE, RTOL))
-    d, eps = (math.inf, float(cell.split('|')[1])) if cell.startswith('inf') else (int(cell), 0.)
+    exact = cell == 'inf|exact'
+    d, eps = (math.inf, 0. if exact else float(cell.split('|')[1])) if cell.startswith('inf') else (int(cell), 0.)
     c0 = time.process_time()
-    w = eta0_window(data.tokens, data.labels, d, lo, hi, grid=grid, rtol=rtol, score_noise=eps, seed=seed)
+    w = eta0_window(data.tokens, data.labels, d, lo, hi, grid=grid, rtol=rtol, score_noise=eps, seed=seed,
+                    exact_stage1=exact)
     return task, dict(set=name, cell=cell, seed=seed, eps=eps, max_alpha=amax, cpu_s=time.process_time() - c0) | w.record()
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0]); ap.add_argument('out')
     ap.add_argument('--workers', type=int, default=1)
     ap.add_argument('--budget', type=float, default=math.inf, help='start no scan after this many s')
+    ap.add_argument('--only', default='', help="only the scans whose key (set|cell|seed) contains this text")
     a = ap.parse_args()
     import multiprocessing as mp
     from attn_tokens.infra.files import write_json
@@ -77,10 +86,11 @@ def main():
                                        for k, v in SETS.items()},
                 c_range=list(C_RANGE), eps=list(EPS), eps_extra=list(EPS_EXTRA), extra_sets=list(EXTRA_SETS), ds=list(DS), grids=GRIDS,
                 window="eta0_window(tokens, labels, d, 2 c0 / max|alpha|, 2 c1 / max|alpha|, grid, rtol, "
-                       "score_noise=eps, seed=seed): run_protocol's defaults otherwise",
+                       "score_noise=eps, seed=seed, exact_stage1=(cell == 'inf|exact')): run_protocol's defaults "
+                       "otherwise", exact_sets=list(EXACT_SETS),
                 machine='2-core machine shared with other work; one torch thread a scan, nice 19')
     runs = json.loads(open(a.out).read())['runs'] if os.path.exists(a.out) else {}
-    todo = [t for t in tasks() if key(t) not in runs]; t0 = time.time()
+    todo = [t for t in tasks() if key(t) not in runs and a.only in key(t)]; t0 = time.time()
     print(f"{len(runs)} scans done, {len(todo)} to go, {a.workers} workers", flush=True)
     pool = mp.get_context('fork').Pool(a.workers, maxtasksperchild=1); it = iter(todo); flight = []
     def submit():
