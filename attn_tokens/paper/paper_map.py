@@ -286,9 +286,10 @@ def window_limit_verdict(measured, name='eta0_edges.json'):
     pers, lim = has('persists'), f"{name}, eps -> 0 (d ~ eps^-2): "
     head = [lim + "persists within the premises on "
             + ', and '.join(f"{s}, {'eta0 ' * (i == 0)}{span(s, 'persists')}" for i, s in enumerate(pers))] if pers else []
-    only = [s for s in has('vanishes') if s not in pers]   # the sets where every failure vanishes
-    below = [s for s in has('vanishes') if s in pers and max(facts[s]['facts']['vanishes']) < min(facts[s]['facts']['persists'])]
-    also = [s for s in has('vanishes') if s in pers and s not in below]
+    rest = lambda s: [e for k in ('persists', 'open') for e in facts[s]['facts'].get(k, [])]   # failing, not vanishing
+    only = [s for s in has('vanishes') if not rest(s)]      # the sets where every failure vanishes
+    below = [s for s in has('vanishes') if rest(s) and max(facts[s]['facts']['vanishes']) < min(rest(s))]
+    also = [s for s in has('vanishes') if rest(s) and s not in below]
     if only or below or also:
         head.append("vanishes on " + ', '.join(only + [f"{s} (below)" for s in below] + [f"{s} (elsewhere)" for s in also]))
     if not pers: head = [lim + (head or ["nothing persists" if has('open') else "no eta0 fails at d = inf"])[0]]
