@@ -5,10 +5,10 @@
 # %% auto #0
 __all__ = ['WORD_ORDER', 'BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'LADDER_QUOTES', 'THEORY_ROWS', 'EXPERIMENT_ROWS',
            'MAP_WIDTHS', 'DETAILS', 'experiment_verdict', 'baseline_verdict', 'quote_md', 'quote_plain', 'ledger_md',
-           'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict',
-           'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper',
-           'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict', 'paper_map', 'short_verdict', 'map_markdown',
-           'details_markdown']
+           'limit_cells', 'limit_rule', 'set_limit_facts', 'window_limit_verdict', 'run_statement1', 'run_outcome',
+           'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note',
+           'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'frozen_verdict',
+           'ladder_verdict', 'ladder_study_verdict', 'paper_map', 'short_verdict', 'map_markdown', 'details_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -184,6 +184,127 @@ def _quote(exps, keys, width=70):
     return f' "{q}"'
 
 
+# %% ../../nbs/paper/09b_paper_map.ipynb #9eabfc15
+def _parse_kw(s):
+    "make_assumption1's keyword arguments from the file's text 'make_assumption1(n=40, ...)'."
+    return {k: int(v) for k, v in re.findall(r'(\w+)=(-?\d+)', s)}
+
+def limit_cells(j, set_) -> dict:
+    """{grid eta0: {cell: outcome or [outcomes by seed]}} of one set's window scans (eta0_edges.json): the cells
+    'inf|EPS' as the float EPS, 'inf|0' as 'unperturbed', 'inf|exact' as 'exact', a finite d as an int with its
+    seeds' outcomes; only the eta0 of the set's shared grid (bisection points are per scan); a cell without a scan
+    (or whose scan lacks that eta0) is absent: not measured."""
+    out = {}
+    for r in j['runs'].values():
+        if r['set'] != set_: continue
+        c = r['cell']
+        key = (int(c) if c.isdigit() else 'exact' if c == 'inf|exact' else 'unperturbed' if c == 'inf|0'
+               else float(c.split('|')[1]))
+        grid = set(r['grid'])
+        for p in r['points']:
+            if p['eta0'] not in grid: continue
+            cell = out.setdefault(p['eta0'], {})
+            if isinstance(key, int): cell.setdefault(key, []).append(p['outcome'])
+            else: cell[key] = p['outcome']
+    return dict(sorted(out.items()))
+
+def limit_rule(cells) -> str:
+    """The failures of one (set, eta0) along the limit eps -> 0 (read as d -> inf, 03h's d ~ eps^-2), from its
+    cells (`limit_cells`): 'persists' when it failed at every eps measured, down to the smallest, and is not reached
+    in the unperturbed and exact cells where measured; 'vanishes' when it reached at the smallest eps measured and
+    in the exact cell where measured, did not fail unperturbed, and failed at some larger eps; else 'open'."""
+    eps = sorted((c for c in cells if isinstance(c, float)), reverse=True)
+    if not eps: return 'open'
+    lim = [cells[c] for c in ('unperturbed', 'exact') if c in cells]
+    if all(cells[e] == 'failed' for e in eps) and 'reached' not in lim: return 'persists'
+    if (cells[eps[-1]] == 'reached' and cells.get('exact', 'reached') == 'reached'
+            and cells.get('unperturbed') != 'failed' and 'failed' in [cells[e] for e in eps[:-1]]): return 'vanishes'
+    return 'open'
+
+def _spans(es, grid) -> list:
+    "The eta0s `es` as runs of consecutive points of `grid`: [(first, last)]."
+    out, idx = [], {e: i for i, e in enumerate(grid)}
+    for e in sorted(es):
+        if out and idx[e] == idx[out[-1][1]] + 1: out[-1] = (out[-1][0], e)
+        else: out.append((e, e))
+    return out
+
+def _span_text(spans) -> str:
+    return ', '.join(f"{a:.4g}" if a == b else f"[{a:.4g}, {b:.4g}]" for a, b in spans)
+
+def _finite_text(cells, es) -> str:
+    "Failed/seeds at each finite d over the eta0s `es`."
+    ds = sorted({c for e in es for c in cells[e] if isinstance(c, int)})
+    cnt = lambda d: (sum(o == 'failed' for e in es for o in cells[e].get(d, [])),
+                     sum(len(cells[e].get(d, [])) for e in es))
+    return ', '.join(f"2^{int(math.log2(d))}: {f}/{n}" for d in ds for f, n in [cnt(d)])
+
+def set_limit_facts(j, set_) -> dict:
+    """One set's window scans read along the limit: {fact: [grid eta0]} with facts 'persists', 'vanishes', 'open'
+    (`limit_rule`) for the eta0 with a failure in some cell at d = inf (the others reach everywhere: nothing to
+    judge), 'outside' for those whose premises (theorem_premises at d = inf) fail; and the cells."""
+    cells = limit_cells(j, set_)
+    data = make_assumption1(**_parse_kw(j['meta']['sets'][set_]))
+    facts = {}
+    for e, c in cells.items():
+        if not any(o != 'reached' for k, o in c.items() if not isinstance(k, int)): continue
+        ok = all(p['held'] for p in theorem_premises(data.tokens, data.labels, data.V, math.inf, e))
+        facts.setdefault(limit_rule(c) if ok else 'outside', []).append(e)
+    return dict(facts=facts, cells=cells)
+
+def _outs(cells, es, cell) -> str:
+    "The outcomes of cell `cell` over the eta0s `es`, with counts ('not measured' if none)."
+    c = Counter(cells[e][cell] for e in es if cell in cells[e])
+    return ', '.join(f"{o} {k}" for o, k in sorted(c.items())) or 'not measured'
+
+def _set_text(set_, f) -> str:
+    "One set's facts along the limit in a clause: each fact's eta0 spans, the limit cells and the finite d."
+    grid, cells = sorted(f['cells']), f['cells']
+    eps = sorted({c for e in cells for c in cells[e] if isinstance(c, float)}, reverse=True)
+    out = []
+    for fact in ('persists', 'vanishes', 'open', 'outside'):
+        es = f['facts'].get(fact)
+        if not es: continue
+        out.append(f"{fact} at eta0 = {_span_text(_spans(es, grid))} (" + '; '.join(
+            f"eps = {e:g}: {_outs(cells, es, e)}" for e in eps) + f"; unperturbed: {_outs(cells, es, 'unperturbed')}; "
+                   f"exact: {_outs(cells, es, 'exact')}; failed/seeds at finite d {_finite_text(cells, es) or 'none'})")
+    return f"{set_}: " + (', '.join(out) or 'reached in every cell at d = inf')
+
+def window_limit_verdict(measured, name='eta0_edges.json'):
+    """(word, deciding clauses, detail): Theorem 4.3 judged along the limit eps -> 0 (`limit_rule`, words by
+    d_word) on the eta0 window scans of every set: counterexample if some set has an eta0 that persists inside the
+    premises (at d = inf), holds if every eta0 with a failure vanishes, else undecided. The deciding clauses name
+    the sets and eta0 intervals that persist, then those where the failures vanish."""
+    j = _load(measured, name)
+    if j is None: return 'not measured yet', [f"{name}: not measured yet"], ''
+    facts = {s: set_limit_facts(j, s) for s in j['meta']['sets']}
+    words = [d_word(k) if k != 'outside' else 'outside its premises' for f in facts.values() for k in f['facts']]
+    word = ('counterexample' if 'counterexample' in words else 'undecided' if 'undecided' in words
+            else 'holds' if 'holds at large d' in words else 'outside its premises' if words else 'holds')
+    has = lambda k: [s for s, f in facts.items() if f['facts'].get(k)]
+    span = lambda s, k: _span_text(_spans(facts[s]['facts'][k], sorted(facts[s]['cells'])))
+    pers, lim = has('persists'), f"{name}, eps -> 0 (d ~ eps^-2): "
+    head = [lim + "persists within the premises on "
+            + ', and '.join(f"{s}, {'eta0 ' * (i == 0)}{span(s, 'persists')}" for i, s in enumerate(pers))] if pers else []
+    rest = lambda s: [e for k in ('persists', 'open') for e in facts[s]['facts'].get(k, [])]   # failing, not vanishing
+    only = [s for s in has('vanishes') if not rest(s)]      # the sets where every failure vanishes
+    below = [s for s in has('vanishes') if rest(s) and max(facts[s]['facts']['vanishes']) < min(rest(s))]
+    also = [s for s in has('vanishes') if rest(s) and s not in below]
+    if only or below or also:
+        head.append("vanishes on " + ', '.join(only + [f"{s} (below)" for s in below] + [f"{s} (elsewhere)" for s in also]))
+    if not pers: head = [lim + (head or ["nothing persists" if has('open') else "no eta0 fails at d = inf"])[0]]
+    detail = (f"{name} along the limit: open on " + ', '.join(f"{s} at eta0 = {span(s, 'open')}" for s in has('open'))
+              + '; ' if has('open') else f"{name} along the limit: ") + '; '.join(_set_text(s, f) for s, f in facts.items())
+    return word, head, detail
+
+def _exact_limits(measured, name='flow_1320.json') -> dict:
+    """{eta0: outcome} of the d-sweep's cells run again in the exact d = inf limit (stage 1 in closed form: the
+    irrelevant scores exactly 0), on the sweep's set: tools/measure/flow_1320.py's `exact` part."""
+    j = _load(measured, name)
+    if j is None or 'outcome' not in j.get('exact', {}): return {}
+    return {float(re.search(r"'([0-9.]+)\|", j['meta']['cell']).group(1)): j['exact']['outcome']}
+
+
 # %% ../../nbs/paper/09b_paper_map.ipynb #e6e268c9
 def _word(s):
     "The verdict word a verdict string begins with (older strings: the word they stand for)."
@@ -281,9 +402,12 @@ def statement_verdict(measured, stmt):
         n += c
         counts = ', '.join(f"{k} {w}" for w, k in sorted(c.items()))
         parts.append(f"{name}: {counts or 'no verdict recorded'}")
-    if stmt == 'theorem':        # an asymptotic statement: decided along d, never at one d
+    if stmt == 'theorem':        # an asymptotic statement: decided along its limit, never at one d
         w, part = d_limit_verdict(measured); n[w] += w != 'not measured yet'
-        parts.insert(0, part)   # the deciding part first: the map's one line shows it
+        wl, head, detail = window_limit_verdict(measured); n[wl] += wl != 'not measured yet'
+        first = wl == 'not measured yet' or w == 'counterexample' != wl    # which deciding fact leads
+        lead = [part, *head] if first else [*head, part]
+        parts[:0] = lead + ([detail] if detail else [])   # the deciding part first: the map's one line shows it
         parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
         parts.append(hand_counterexample_note(measured))
     word = ('counterexample' if n['counterexample']
@@ -335,23 +459,28 @@ def _d_premises(cells, eta0):
 def d_limit_verdict(measured, name='d_limit.json'):
     """(word, text): Theorem 4.3 judged along d by the d-sweep (tools/measure/d_limit.py) with 03h's
     rule per eta0 (any_d.d_rule: holds at large d, counterexample, undecided) where the premises
-    hold at every d of the sweep (else outside its premises); the theorem's word: counterexample if
-    some eta0 is one, holds if every eta0 holds at large d, else undecided. The text opens with the
-    headline (which eta0 hold, which fail at every d) and the critical eta0 at d = inf if measured."""
+    hold at every d of the sweep (else outside its premises); an eta0 whose failure persists at every d
+    but whose exact d = inf limit reaches (`_exact_limits`) is open: undecided. The theorem's word:
+    counterexample if some eta0 is one, holds if every eta0 holds at large d, else undecided. The text
+    opens with the headline (which eta0 are open by the exact limit, which hold, which fail at every d)
+    and the critical eta0 at d = inf if measured."""
     j = _load(measured, name)
     if j is None: return 'not measured yet', f"{name}: not measured yet"
-    words, parts, head = [], [], {}
+    words, parts, head, exact = [], [], {}, _exact_limits(measured)
     for eta0 in j['meta']['eta0s']:
         cells = d_cells(j['runs'].values(), eta0)
         if not cells: continue
         ok, bad = _d_premises(cells, eta0)
         fact, d0 = d_rule(cells)
+        by_exact = ok and fact == 'persists' and exact.get(eta0) == 'reached'
+        if by_exact: fact = 'open'; head.setdefault('exact', []).append(eta0)
         w = d_word(fact) if ok else 'outside its premises'
         d0 = d0 if ok and fact != 'persists' else None
         words.append(w); head.setdefault(w, []).append((eta0, d0))
         order = sorted(cells, key=lambda c: (isinstance(c, str), c if isinstance(c, int) else 0, str(c)))
         parts.append(f"eta0 = {eta0:g}: {w}" + (f" (d0 = {_cell_text(d0, 0, 0, 0).split(':')[0]})" if d0 else '')
-                     + ('' if ok else f" ({'; '.join(bad)} fails)") + "; failed/seeds "
+                     + ('' if ok else f" ({'; '.join(bad)} fails)")
+                     + (" (reaches in the exact d = inf limit, flow_1320.json)" if by_exact else '') + "; failed/seeds "
                      + ', '.join(_cell_text(c, *cells[c]) for c in order))
     word = ('counterexample' if 'counterexample' in words else 'holds'
             if words and all(w == 'holds at large d' for w in words) else 'undecided' if words
@@ -365,10 +494,17 @@ def d_limit_verdict(measured, name='d_limit.json'):
                      "reconstruction (which bounds eta0 from below only); the failures form a bounded window "
                      "in eta0 (03k: a large enough eta0 provably excludes them): a counterexample to our "
                      "reconstruction on that window")
+    if 'exact' in head:
+        lines.insert(0, f"eta0 = {', '.join(f'{e:g}' for e in head['exact'])} on {MAIN_SET} open: it fails at every "
+                     "d tried and at d = inf with the scores perturbed, but reaches in the exact d = inf limit (stage 1 "
+                     "in closed form, irrelevant scores exactly 0; flow_1320.json): the failure is shown at every d "
+                     "measured, not along the limit")
     crit = critical_eta0(j['runs'].values(), MAIN_SET)
     if crit: lines.append(f"the window's lower edge (critical eta0) at d = inf (scores perturbed by {j['meta']['eps']:g}) in "
                           f"({crit[0]:g}, {crit[1]:g}]")
-    return word, (f"{name} (along d, 03h's rule): " + '; '.join(lines) + ('. ' if lines else '')
+    short = (f"eta0 = {', '.join(f'{e:g}' for e in head['exact'])} on {MAIN_SET} open: reaches in the exact limit; "
+             if 'exact' in head else '')     # the map's line: the exact limit's fact in a few words
+    return word, (short + f"{name} (along d, 03h's rule): " + '; '.join(lines) + ('. ' if lines else '')
                   + ('; '.join(parts) or 'no run finished'))
 
 def hand_counterexample_note(measured, name='hand_counterexample.json') -> str:
