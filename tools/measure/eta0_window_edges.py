@@ -23,6 +23,8 @@ d = inf with the scores perturbed by eps = 1e-6, 1e-12 and unperturbed (eps = 0)
           be decided by stage 1's rounding, tools/measure/flow_1320.py): d = inf, stage 1 by its closed form
           (exact_stage1=True), no perturbation, on hand and n1000_V68_T16, whose T (8, 16) makes the closed form's
           irrelevant scores exactly 0 (a28_T10's T = 10 does not: its closed form keeps rounding of 1e-16).
+          Last, n2000_V110_T32 at eps = 1e-6 and in the exact limit (T = 32), so that its window can be read along
+          the limit at all (two eps and the limit's end; the map's rule, paper_map.limit_rule, needs both).
 Per scan: eta0_window's record (every eta0 with its outcome, the edges), its CPU time. Written to OUT.json atomically
 after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT skips the scans done. --workers K runs
 K scans at once (one torch thread each); --budget S starts no scan after S seconds.
@@ -51,7 +53,8 @@ def tasks():
     extra = [t for s in EXTRA_SETS for t in inf(s, EPS_EXTRA)]   # right after n1000_V68_T16 at d = inf
     return first + extra + ([t for s in SMALL for t in fin(s, [1, 2])] + fin('n1000_V68_T16', [0])
             + [('n2000_V110_T32', 'inf|1e-12', 0), ('n2000_V110_T32', 'inf|0', 0)]
-            + [(s, 'inf|exact', 0) for s in EXACT_SETS])
+            + [(s, 'inf|exact', 0) for s in EXACT_SETS]
+            + [('n2000_V110_T32', 'inf|1e-06', 0), ('n2000_V110_T32', 'inf|exact', 0)])
 
 
 def key(task): return '|'.join(map(str, task))
