@@ -59,16 +59,21 @@ def tasks():
 
 def key(task): return '|'.join(map(str, task))
 
+def set_and_range(shape):
+    """make_assumption1(n, n_relevant, n_irrelevant, T) of `shape` with data seed 0, max|alpha|, and the scan's range
+    rule: eta0 from 2 C_RANGE[0] / max|alpha| to 2 C_RANGE[1] / max|alpha|. Shared with eta0_window_scale.py."""
+    from attn_tokens.data.generators import make_assumption1
+    from attn_tokens.data.tokenset import TokenSet
+    n, R, I, T = shape; data = make_assumption1(n=n, n_relevant=R, n_irrelevant=I, T=T, seed=0)
+    amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
+    return data, amax, 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
+
 def scan(task):
     "One eta0_window scan (in a worker process): its record."
     import torch; torch.set_num_threads(1)
-    from attn_tokens.data.generators import make_assumption1
-    from attn_tokens.data.tokenset import TokenSet
     from attn_tokens.theory.window import eta0_window, GRID_PER_DECADE, RTOL
     name, cell, seed = task
-    n, R, I, T = SETS[name]; data = make_assumption1(n=n, n_relevant=R, n_irrelevant=I, T=T, seed=0)
-    amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
-    lo, hi = 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
+    data, amax, lo, hi = set_and_range(SETS[name])
     grid, rtol = GRIDS.get(name, (GRID_PER_DECADE, RTOL))
     exact = cell == 'inf|exact'
     d, eps = (math.inf, 0. if exact else float(cell.split('|')[1])) if cell.startswith('inf') else (int(cell), 0.)
@@ -77,14 +82,37 @@ def scan(task):
                     exact_stage1=exact)
     return task, dict(set=name, cell=cell, seed=seed, eps=eps, max_alpha=amax, cpu_s=time.process_time() - c0) | w.record()
 
+def run_scans(out, meta, runs, todo, scan, key, workers, budget):
+    """Run `scan` on every task of `todo` in `workers` processes (one torch thread each), adding each record to `runs`
+    under `key(task)` and writing {meta, runs} to `out` atomically after every scan; no scan starts after `budget` s.
+    Shared with tools/measure/eta0_window_scale.py."""
+    import multiprocessing as mp
+    from attn_tokens.infra.files import write_json
+    t0 = time.time()
+    print(f"{len(runs)} scans done, {len(todo)} to go, {workers} workers", flush=True)
+    pool = mp.get_context('fork').Pool(workers, maxtasksperchild=1); it = iter(todo); flight = []
+    def submit():
+        for t in it: flight.append(pool.apply_async(scan, (t,))); return
+    for _ in range(workers): submit()
+    n = 0
+    while flight:
+        time.sleep(0.5)
+        for r in [r for r in flight if r.ready()]:
+            flight.remove(r); task, rec = r.get(); runs[key(task)] = rec; n += 1
+            write_json(out, dict(meta=meta, runs=runs))
+            edges = ', '.join(f"{e['kind']} {e['reached']:.4g}/{e['not_reached']:.4g} ({e['outcome']})"
+                              for e in rec['edges']) or 'no edge'
+            print(f"[{n}/{len(todo)}, {time.time() - t0:.0f} s] {key(task)}: {edges}; {len(rec['points'])} runs, "
+                  f"{rec['cpu_s']:.0f} CPU-s", flush=True)
+            if time.time() - t0 < budget: submit()
+    pool.terminate()
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0]); ap.add_argument('out')
     ap.add_argument('--workers', type=int, default=1)
     ap.add_argument('--budget', type=float, default=math.inf, help='start no scan after this many s')
     ap.add_argument('--only', default='', help="only the scans whose key (set|cell|seed) contains this text")
     a = ap.parse_args()
-    import multiprocessing as mp
-    from attn_tokens.infra.files import write_json
     meta = dict(command=COMMAND, sets={k: 'make_assumption1(n=%d, n_relevant=%d, n_irrelevant=%d, T=%d, seed=0)' % v
                                        for k, v in SETS.items()},
                 c_range=list(C_RANGE), eps=list(EPS), eps_extra=list(EPS_EXTRA), extra_sets=list(EXTRA_SETS), ds=list(DS), grids=GRIDS,
@@ -93,23 +121,7 @@ def main():
                        "otherwise", exact_sets=list(EXACT_SETS),
                 machine='2-core machine shared with other work; one torch thread a scan, nice 19')
     runs = json.loads(open(a.out).read())['runs'] if os.path.exists(a.out) else {}
-    todo = [t for t in tasks() if key(t) not in runs and a.only in key(t)]; t0 = time.time()
-    print(f"{len(runs)} scans done, {len(todo)} to go, {a.workers} workers", flush=True)
-    pool = mp.get_context('fork').Pool(a.workers, maxtasksperchild=1); it = iter(todo); flight = []
-    def submit():
-        for t in it: flight.append(pool.apply_async(scan, (t,))); return
-    for _ in range(a.workers): submit()
-    n = 0
-    while flight:
-        time.sleep(0.5)
-        for r in [r for r in flight if r.ready()]:
-            flight.remove(r); task, rec = r.get(); runs[key(task)] = rec; n += 1
-            write_json(a.out, dict(meta=meta, runs=runs))
-            edges = ', '.join(f"{e['kind']} {e['reached']:.4g}/{e['not_reached']:.4g} ({e['outcome']})"
-                              for e in rec['edges']) or 'no edge'
-            print(f"[{n}/{len(todo)}, {time.time() - t0:.0f} s] {key(task)}: {edges}; {len(rec['points'])} runs, "
-                  f"{rec['cpu_s']:.0f} CPU-s", flush=True)
-            if time.time() - t0 < a.budget: submit()
-    pool.terminate()
+    run_scans(a.out, meta, runs, [t for t in tasks() if key(t) not in runs and a.only in key(t)], scan, key,
+              a.workers, a.budget)
 
 if __name__ == '__main__': main()

@@ -19,11 +19,11 @@ K scans at once (one torch thread each); --budget S starts no scan after S secon
 Usage: nice -n 19 python tools/measure/eta0_window_scale.py OUT.json [--workers K] [--budget S]
 (read by nbs/theory/03k_window_mechanism.ipynb)"""
 import argparse, json, math, os, time
+from eta0_window_edges import C_RANGE, run_scans, set_and_range   # this folder (the script's own) is on sys.path: one scan runner
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
 
 COMMAND = 'nice -n 19 python tools/measure/eta0_window_scale.py nbs/measured/eta0_window_scale.json --workers 2'
 SETS = {'hand': (40, 10, 10, 8), 'a28_T10': (80, 8, 20, 10)}
-C_RANGE = (1., 32.)                                   # tools/measure/eta0_window_edges.py's rule
 OCTAVES = (0.25, 0.5, 2., 4., 1.)                     # 2^k, k = -2..2, sigma = 1 last
 HALF = (2 ** -0.5, 2 ** 0.5, 2 ** 1.5)
 
@@ -37,13 +37,9 @@ def key(task): return f"{task[0]}|{task[1]:g}|{task[2]:.6g}"
 def scan(task):
     "One eta0_window scan (in a worker process): its record."
     import torch; torch.set_num_threads(1)
-    from attn_tokens.data.generators import make_assumption1
-    from attn_tokens.data.tokenset import TokenSet
     from attn_tokens.theory.window import eta0_window
     name, eps, sigma = task
-    n, R, I, T = SETS[name]; data = make_assumption1(n=n, n_relevant=R, n_irrelevant=I, T=T, seed=0)
-    amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
-    lo, hi = 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
+    data, amax, lo, hi = set_and_range(SETS[name])
     c0 = time.process_time()
     w = eta0_window(data.tokens, data.labels, math.inf, lo, hi, init_scale=sigma, score_noise=eps, seed=0)
     return task, dict(set=name, eps=eps, sigma=sigma, seed=0, max_alpha=amax,
@@ -54,8 +50,6 @@ def main():
     ap.add_argument('--workers', type=int, default=1)
     ap.add_argument('--budget', type=float, default=math.inf, help='start no scan after this many s')
     a = ap.parse_args()
-    import multiprocessing as mp
-    from attn_tokens.infra.files import write_json
     meta = dict(command=COMMAND, sets={k: 'make_assumption1(n=%d, n_relevant=%d, n_irrelevant=%d, T=%d, seed=0)' % v
                                        for k, v in SETS.items()},
                 c_range=list(C_RANGE), sigmas=sorted(OCTAVES + HALF), d='inf', seed=0,
@@ -63,23 +57,6 @@ def main():
                        "score_noise=eps, seed=0): eta0_window's grid and rtol, run_protocol's defaults otherwise",
                 machine='2-core machine shared with other work; one torch thread a scan, nice 19')
     runs = json.loads(open(a.out).read())['runs'] if os.path.exists(a.out) else {}
-    todo = [t for t in tasks() if key(t) not in runs]; t0 = time.time()
-    print(f"{len(runs)} scans done, {len(todo)} to go, {a.workers} workers", flush=True)
-    pool = mp.get_context('fork').Pool(a.workers, maxtasksperchild=1); it = iter(todo); flight = []
-    def submit():
-        for t in it: flight.append(pool.apply_async(scan, (t,))); return
-    for _ in range(a.workers): submit()
-    n = 0
-    while flight:
-        time.sleep(0.5)
-        for r in [r for r in flight if r.ready()]:
-            flight.remove(r); task, rec = r.get(); runs[key(task)] = rec; n += 1
-            write_json(a.out, dict(meta=meta, runs=runs))
-            edges = ', '.join(f"{e['kind']} {e['reached']:.4g}/{e['not_reached']:.4g} ({e['outcome']})"
-                              for e in rec['edges']) or 'no edge'
-            print(f"[{n}/{len(todo)}, {time.time() - t0:.0f} s] {key(task)}: {edges}; {len(rec['points'])} runs, "
-                  f"{rec['cpu_s']:.0f} CPU-s", flush=True)
-            if time.time() - t0 < a.budget: submit()
-    pool.terminate()
+    run_scans(a.out, meta, runs, [t for t in tasks() if key(t) not in runs], scan, key, a.workers, a.budget)
 
 if __name__ == '__main__': main()
