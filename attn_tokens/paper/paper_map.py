@@ -411,6 +411,10 @@ def statement_verdict(measured, stmt):
         parts[:0] = lead + ([detail] if detail else [])   # the deciding part first: the map's one line shows it
         parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
         parts.append(hand_counterexample_note(measured))
+        parts.append("the corrected statement and a conjecture (03k_window_mechanism): Theorem 4.3 with the premise "
+                     "L(E(1), p = 0) < (1/n) log(1 + exp(-max |u_s| over irrelevant s)); evidence: Proposition 2 at d = inf "
+                     "(no sequence can end on irrelevant tokens below that loss); unchecked at finite d; it excludes the "
+                     "windows with a wide margin and says nothing below them")
     word = ('counterexample' if n['counterexample']
             else 'holds' if n['holds'] and not n['undecided']
             else 'undecided' if n['holds'] or n['undecided']
