@@ -465,7 +465,7 @@ def d_limit_verdict(measured, name='d_limit.json'):
     """(word, text): Theorem 4.3 judged along d by the d-sweep (tools/measure/d_limit.py) with 03h's
     rule per eta0 (any_d.d_rule: holds at large d, counterexample, undecided) where the premises
     hold at every d of the sweep (else outside its premises); an eta0 whose failure persists at every d
-    but whose exact d = inf limit reaches (`_exact_limits`) is open: undecided. The theorem's word:
+    but whose exact d = inf limit reaches (the exact part of flow_1320.json) is open: undecided. The theorem's word:
     counterexample if some eta0 is one, holds if every eta0 holds at large d, else undecided. The text
     opens with the headline (which eta0 are open by the exact limit, which hold, which fail at every d)
     and the critical eta0 at d = inf if measured."""
