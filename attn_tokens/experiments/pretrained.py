@@ -315,7 +315,7 @@ def judge(parts: dict) -> list:
         vals = dict(r, share_gap=r['attention']['share'] - r['share_uniform'])
         if r.get('selection'):
             sel = r['selection']; diff = sel['quantile'] - sel['quantile_uniform']
-            vals['selection_z'] = diff / sel['se'] if sel['se'] > 0 else math.copysign(math.inf, diff) * (diff != 0)
+            vals['selection_z'] = diff / sel['se'] if sel['se'] > 0 else (0. if diff == 0 else math.copysign(math.inf, diff))   # inf * 0 would be nan
         for k, (what, field, rule) in PREDICTIONS.items():
             if field not in vals: continue
             x = float(vals[field])
