@@ -281,8 +281,10 @@ def window_limit_verdict(measured, name='eta0_edges.json'):
     if j is None: return 'not measured yet', [f"{name}: not measured yet"], ''
     facts = {s: set_limit_facts(j, s) for s in j['meta']['sets']}
     words = [d_word(k) if k != 'outside' else 'outside its premises' for f in facts.values() for k in f['facts']]
+    at_inf = any(not isinstance(k, int) for f in facts.values() for c in f['cells'].values() for k in c)
     word = ('counterexample' if 'counterexample' in words else 'undecided' if 'undecided' in words
-            else 'holds' if 'holds at large d' in words else 'outside its premises' if words else 'holds')
+            else 'holds' if 'holds at large d' in words else 'outside its premises' if words
+            else 'holds' if at_inf else 'not measured yet')      # no scan at d = inf: nothing to read along the limit
     has = lambda k: [s for s, f in facts.items() if f['facts'].get(k)]
     span = lambda s, k: _span_text(_spans(facts[s]['facts'][k], sorted(facts[s]['cells'])))
     pers, lim = has('persists'), f"{name}, eps -> 0 (d ~ eps^-2): "
@@ -294,7 +296,8 @@ def window_limit_verdict(measured, name='eta0_edges.json'):
     also = [s for s in has('vanishes') if rest(s) and s not in below]
     if only or below or also:
         head.append("vanishes on " + ', '.join(only + [f"{s} (below)" for s in below] + [f"{s} (elsewhere)" for s in also]))
-    if not pers: head = [lim + (head or ["nothing persists" if has('open') else "no eta0 fails at d = inf"])[0]]
+    if not pers: head = [lim + (head or ["nothing persists" if has('open') else "no eta0 fails at d = inf" if at_inf
+                                         else "no scan at d = inf"])[0]]
     detail = (f"{name} along the limit: open on " + ', '.join(f"{s} at eta0 = {span(s, 'open')}" for s in has('open'))
               + '; ' if has('open') else f"{name} along the limit: ") + '; '.join(_set_text(s, f) for s, f in facts.items())
     return word, head, detail
