@@ -8,7 +8,7 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
            'converged', 'settings_record', 'RecordError', 'checked_value', 'checked_seed', 'checked_flag',
            'recomputed_pass', 'checked_seeds', 'checked_record', 'capped', 'record_reasons', 'record_word',
            'claim_word', 'claim_id', 'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance',
-           'needs_seeds', 'add_seeds', 'knob_ranges']
+           'needs_seeds', 'add_seeds', 'knob_ranges', 'check_entry']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import math, numbers, re
@@ -444,3 +444,19 @@ def knob_ranges(exp: str, r: dict) -> list:
             out.append(f"{_brief(exp, c).split(', ')[0]}, over {s['setting']} ({c['rule']}): "
                        + '; '.join(p for p in parts if p))
     return out
+
+# %% ../../nbs/paper/09a_rule.ipynb #822012f0
+def check_entry(exp: str, r: dict) -> dict:
+    """Entry `r` of experiment `exp` as a stored results.json holds it, checked before it is judged again (refused
+    naming the experiment and the claim): its seed and its seed runs' integers, none twice (`_runs`); every claim of
+    every run with a value (None or a finite number: `checked_value`) and a stored pass True, False or None,
+    replaced in place by the value against the claim's rule (`recomputed_pass`). Returns `r`."""
+    paper = [_who(c) for c in r.get('claims', []) if isinstance(c, dict) and c.get('by', 'paper') == 'paper']
+    _runs(r, f"{exp}" + (f", {paper[0]}" + (f" and {len(paper) - 1} more" if len(paper) > 1 else '') if paper else ''))
+    for seed, o in [(r.get('seed', 0), r)] + list((r.get('seed_runs') or {}).items()):
+        for c in o.get('claims', []):
+            who = f"{exp} (seed {seed}), {_who(c)}"
+            if 'value' not in c: raise RecordError(f"{who}: no value: fix the record, or run the claim again")
+            checked_flag(who, c.get('pass'))
+            c['pass'] = recomputed_pass(who, c.get('rule'), c['value'])
+    return r
