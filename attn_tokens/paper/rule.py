@@ -256,8 +256,8 @@ def record_reasons(settings) -> list:
     return out
 
 def record_word(c: dict) -> str:
-    """The word of one claim of the paper from its record alone: `seeds` ([{seed, pass, converged}] at the
-    main point) and `settings` ({setting, stated, ours, met} and, on each open setting, `sweep`: points
+    """The word of one claim of the paper from its record alone, checked first (`checked_record`): its `rule`,
+    `seeds` ([{seed, value, pass, converged}] at the main point, each pass recomputed) and `settings` ({setting, stated, ours, met} and, on each open setting, `sweep`: points
     {value, seeds} or 'not swept: <reason>'), by the four definitions of EXPERIMENT_WORDS."""
     c = checked_record(c)      # refused naming the claim where it cannot be read; every pass recomputed
     return _seeds_word(c['seeds'], c['settings'])

@@ -1,6 +1,6 @@
 """Recompute the record and the word of every claim of the paper in a stored reproduce results.json, from the numbers and
 seed runs it already holds, without running anything (issue 47, item 1): each claim of the paper gets its stable `id`, its
-`seeds` at the main point ([{seed, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
+`seeds` at the main point ([{seed, value, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
 "not swept: <reason>" on each open setting (paper.rule.SWEEPS: the one-step eta0 sweep, the frozen model's budget), and the
 word `record_word` computes from that record alone; the transformer ladder's claims that restate the authors' (R0's shapes,
 R1's W_KQ p) become the paper's with their quotes (paper.paper_map.ladder_paper). Claim values are not touched.
