@@ -189,10 +189,10 @@ def checked_value(who: str, x, what='value'):
     raise RecordError(f"{who}: {what} {x!r} is not a finite number (a value is a number, or null where the "
                       f"statistic is undefined): fix the record, or run the claim again")
 
-def checked_seed(who: str, s) -> int:
-    """A seed as an integer (a JSON key holds it as a string of digits: '2'); a float (1.7, 1.0), a bool, None or
-    other text refused naming `who`."""
-    if isinstance(s, str) and re.fullmatch(r'\s*[+-]?\d+\s*', s): return int(s)
+def checked_seed(who: str, s, key=False) -> int:
+    """A seed as an integer (a JSON object's key, `key`, holds it as a string of digits: '2'); a float (1.7, 1.0), a
+    bool, None or text refused naming `who`."""
+    if key and isinstance(s, str) and re.fullmatch(r'[+-]?\d+', s): return int(s)
     if isinstance(s, numbers.Integral) and not isinstance(s, bool): return int(s)
     raise RecordError(f"{who}: seed {s!r} is not an integer: fix the record (seeds are 0, 1, 2, ...)")
 
@@ -297,7 +297,7 @@ def _runs(r, who='this entry') -> dict:
     own = checked_seed(who, r.get('seed', 0))
     out, seen = {own: (r.get('numbers', {}), r.get('claims', []))}, {own}
     for s, o in (r.get('seed_runs') or {}).items():
-        k = checked_seed(who, s)
+        k = checked_seed(who, s, key=True)
         if 'seed' in o and checked_seed(who, o['seed']) != k:
             raise RecordError(f"{who}: seed_runs[{s!r}] records seed {o['seed']!r}: fix the record")
         if k in seen:
