@@ -19,10 +19,11 @@ Phase `rungs` runs R0-R7 at the chosen size with the same stopping rule, seed by
 first); a run that reaches CAP is 'undecided (cap CAP)'. The top-decile |alpha_s| share against uniform is kept as a
 secondary number. Optimizer: the ladder's AdamW (fit_ladder's betas), full batch, lr of the size, no decay.
 Superseded: the first size phase judged (b) by that top-decile share, which rewards attending to frequent tokens
-(alpha_s carries the frequency); its runs are kept under 'superseded'. On each later rule change the file so far is kept
-there too, nothing dropped: the first superseded record as it is, later ones make 'superseded' a list, oldest first
-(tools/measure/study_files.py). A rule_version that is not an integer, or newer than RULE_VERSION, is refused; so are an
-unknown size, set or rung, before any run (exit 2).
+(alpha_s carries the frequency); its runs are kept under 'superseded'.
+
+The file: on each rule change the file so far is kept under 'superseded' too, nothing dropped (the first superseded
+record as it is, later ones make 'superseded' a list, oldest first: tools/measure/study_files.py). A rule_version that is
+not an integer, or newer than RULE_VERSION, is refused; so are an unknown size, set or rung, before any run (exit 2).
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase size
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase rungs [--seeds 0] [--device cuda]
