@@ -5,12 +5,13 @@
 # %% auto #0
 __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 'STATED', 'SETTINGS', 'NOT_SWEPT', 'PUBLISHED_V',
            'SEED_VALUES', 'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'NEAR', 'theory_word', 'd_word', 'legend_md',
-           'converged', 'settings_record', 'capped', 'record_reasons', 'record_word', 'claim_word', 'claim_id',
-           'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance', 'needs_seeds', 'add_seeds',
-           'knob_ranges']
+           'converged', 'settings_record', 'RecordError', 'checked_value', 'checked_seed', 'checked_flag',
+           'recomputed_pass', 'checked_seeds', 'checked_record', 'capped', 'record_reasons', 'record_word',
+           'claim_word', 'claim_id', 'seed_records', 'sweep_record', 'annotate', 'differing', 'threshold_distance',
+           'needs_seeds', 'add_seeds', 'knob_ranges', 'check_entry']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
-import re
+import math, numbers, re
 from ..experiments.framework import rule_pass, point_passes
 from ..experiments.published import PAPER, QUOTES
 
@@ -173,6 +174,66 @@ def settings_record(quote_key, exp: str, nums: dict) -> list:
                        sweep=NOT_SWEPT.get(s, 'not swept: no sweep declared'))
                   for s in left_open if s != 'which Yelp set' or 'yelp' in exp]
 
+# %% ../../nbs/paper/09a_rule.ipynb #9b2eb2e3
+class RecordError(ValueError):
+    "A record the rule refuses to read: the message names the claim, what is wrong, and the fix."
+
+def _who(c) -> str:
+    "How a message names claim `c`: its id, else its text."
+    return f"claim {(c.get('id') or c.get('claim') or '(without id or text)') if isinstance(c, dict) else c!r}"
+
+def checked_value(who: str, x, what='value'):
+    """`x` as the rule reads a value, returned as it is: None (undefined: the statistic has no value) or a finite
+    number; a string, a bool, NaN or inf refused naming `who` (the claim)."""
+    if x is None or (isinstance(x, numbers.Real) and not isinstance(x, bool) and math.isfinite(x)): return x
+    raise RecordError(f"{who}: {what} {x!r} is not a finite number (a value is a number, or null where the "
+                      f"statistic is undefined): fix the record, or run the claim again")
+
+def checked_seed(who: str, s, key=False) -> int:
+    """A seed as an integer (a JSON object's key, `key`, holds it as a string of digits: '2'); a float (1.7, 1.0), a
+    bool, None or text refused naming `who`."""
+    if key and isinstance(s, str) and re.fullmatch(r'[+-]?\d+', s): return int(s)
+    if isinstance(s, numbers.Integral) and not isinstance(s, bool): return int(s)
+    raise RecordError(f"{who}: seed {s!r} is not an integer: fix the record (seeds are 0, 1, 2, ...)")
+
+def checked_flag(who: str, x, what='pass'):
+    "A stored `pass` or `converged`: True, False or None (not recorded); anything else refused naming `who`."
+    if x is None or isinstance(x, bool): return x
+    if type(x).__name__ == 'bool_': return bool(x)     # numpy's bool, in memory
+    raise RecordError(f"{who}: {what} {x!r} is not true, false or null: fix the record")
+
+def recomputed_pass(who: str, rule, x):
+    """Rule `rule` applied to value `x` (`checked_value`): True, False, or None where `x` is undefined; a rule the
+    package cannot read refused naming `who`. The one place a claim's pass comes from: a stored pass is never used."""
+    x = checked_value(who, x)
+    try: return rule_pass(rule, x)
+    except (ValueError, TypeError) as e: raise RecordError(f"{who}: {e}") from None
+
+def checked_seeds(who: str, rule, seeds) -> list:
+    """`seeds` ([{seed, value, pass, converged}]) as the rule reads them, copied: each seed an integer and there
+    once, each value None or a finite number, each stored pass and converged True, False or None, and each pass
+    recomputed from its value and `rule`."""
+    if not isinstance(seeds, list): raise RecordError(f"{who}: seeds {seeds!r} is not a list of seed records")
+    out, seen = [], set()
+    for s in seeds:
+        if not isinstance(s, dict) or 'value' not in s:
+            raise RecordError(f"{who}: seed record {s!r} has no value (each pass is recomputed from it)")
+        k = checked_seed(who, s.get('seed'))
+        if k in seen: raise RecordError(f"{who}: seed {k} is recorded twice: keep one run per seed")
+        seen.add(k); checked_flag(who, s.get('pass'))
+        out.append({**s, 'seed': k, 'converged': checked_flag(who, s.get('converged'), 'converged'),
+                    'pass': recomputed_pass(who, rule, s['value'])})
+    return out
+
+def checked_record(c: dict) -> dict:
+    """Claim record `c` as `record_word` reads it, copied: its `seeds` and every sweep point's seeds checked and
+    each pass recomputed from the claim's `rule` (`checked_seeds`)."""
+    who, rule = _who(c), c.get('rule')
+    sw = lambda s: [dict(p, seeds=checked_seeds(f"{who} ({s['setting']} = {p.get('value')})", rule, p.get('seeds')))
+                    for p in s['sweep']]
+    return dict(c, seeds=checked_seeds(who, rule, c['seeds']),
+                settings=[dict(s, sweep=sw(s)) if isinstance(s.get('sweep'), list) else s for s in c['settings']])
+
 # %% ../../nbs/paper/09a_rule.ipynb #2fc52a0b
 def capped(nums: dict) -> bool:
     "Did the run stop without converging (step cap, early stop, patience: `converged` is False)?"
@@ -195,12 +256,16 @@ def record_reasons(settings) -> list:
     return out
 
 def record_word(c: dict) -> str:
-    """The word of one claim of the paper from its record alone: `seeds` ([{seed, pass, converged}] at the
-    main point) and `settings` ({setting, stated, ours, met} and, on each open setting, `sweep`: points
+    """The word of one claim of the paper from its record alone, checked first (`checked_record`): its `rule`,
+    `seeds` ([{seed, value, pass, converged}] at the main point, each pass recomputed) and `settings` ({setting, stated, ours, met} and, on each open setting, `sweep`: points
     {value, seeds} or 'not swept: <reason>'), by the four definitions of EXPERIMENT_WORDS."""
-    seeds, settings = c['seeds'], c['settings']
-    passes = [s['pass'] for s in seeds if s['pass'] is not None]
-    if (not passes or len(set(passes)) > 1
+    c = checked_record(c)      # refused naming the claim where it cannot be read; every pass recomputed
+    return _seeds_word(c['seeds'], c['settings'])
+
+def _seeds_word(seeds, settings) -> str:
+    "The four definitions on checked seeds [{pass, converged}]: a seed without an outcome (pass None) decides nothing."
+    passes = [s['pass'] for s in seeds]
+    if (not passes or None in passes or len(set(passes)) > 1
             or (_must_converge(settings) and not all(s['converged'] is True for s in seeds))):
         return 'undecided'
     if all(passes): return 'reproduced'
@@ -208,26 +273,38 @@ def record_word(c: dict) -> str:
 
 def claim_word(passes, settings, cut_short=False) -> str:
     """`record_word` for a caller without a record: outcomes per seed (`passes`), a settings record, and
-    whether a run that was to converge did not (`cut_short`)."""
-    return record_word(dict(settings=settings, seeds=[{'seed': i, 'pass': p, 'converged': not cut_short}
-                                                      for i, p in enumerate(passes)]))
+    whether a run that was to converge did not (`cut_short`); each outcome True, False or None (`checked_flag`)."""
+    return _seeds_word([{'pass': checked_flag('claim_word', p), 'converged': not cut_short} for p in passes], settings)
 
 # %% ../../nbs/paper/09a_rule.ipynb #2873053b
+def _in_memory(x):
+    "A value as a record holds it: a NaN, a run's undefined statistic before results.json stores it as null, is None."
+    return None if isinstance(x, float) and math.isnan(x) else x
+
 def _passes(c):
-    "A claim's pass from its value and rule (the recorded pass for a rule of another form)."
-    try: return rule_pass(c['rule'], c['value'])
-    except ValueError: return c['pass']
+    "A claim's pass recomputed from its value and rule (`recomputed_pass`); the pass it stores is never read."
+    return recomputed_pass(_who(c), c.get('rule'), _in_memory(c.get('value')))
 
 def claim_id(c) -> str:
     """A claim's stable id: its own `id`, else its text without the drawn counts (they change with the seed:
     '13,075 training sentences drawn')."""
     return c.get('id') or re.sub(r'\d[\d,]* training (\w+) drawn', r'training \1 drawn', c['claim'])
 
-def _runs(r) -> dict:
-    "{seed: (numbers, claims)} of an entry: its own run and those of its `seed_runs` that finished."
-    out = {int(r.get('seed') or 0): (r.get('numbers', {}), r.get('claims', []))}
+def _runs(r, who='this entry') -> dict:
+    """{seed: (numbers, claims)} of an entry: its own run (seed 0 where it records none) and those of its
+    `seed_runs` that finished; a seed that is not an integer, or a seed run twice (under the entry's own seed
+    too), refused naming `who`, never replaced."""
+    own = checked_seed(who, r.get('seed', 0))
+    out, seen = {own: (r.get('numbers', {}), r.get('claims', []))}, {own}
     for s, o in (r.get('seed_runs') or {}).items():
-        if o.get('status', 'ok') == 'ok': out[int(s)] = (o.get('numbers', {}), o.get('claims', []))
+        k = checked_seed(who, s, key=True)
+        if 'seed' in o and checked_seed(who, o['seed']) != k:
+            raise RecordError(f"{who}: seed_runs[{s!r}] records seed {o['seed']!r}: fix the record")
+        if k in seen:
+            raise RecordError(f"{who}: seed {k} is run twice (seed_runs[{s!r}] and "
+                              f"{'the entry itself' if k == own else 'another seed run'}): keep one run per seed")
+        seen.add(k)
+        if o.get('status', 'ok') == 'ok': out[k] = (o.get('numbers', {}), o.get('claims', []))
     return dict(sorted(out.items()))
 
 def _part(nums, c) -> dict:
@@ -243,13 +320,15 @@ def seed_records(exp, r, c) -> list:
     values named by SEED_VALUES)."""
     key = next((v for t, v in SEED_VALUES.get(exp, {}).items() if t in c['claim']), None)
     if key and _seed_runs(r.get('numbers', {})):
-        return [{'seed': s['seed'], 'value': s.get(key), 'pass': rule_pass(c['rule'], s.get(key)),
+        return [{'seed': s['seed'], 'value': _in_memory(s.get(key)),
+                 'pass': recomputed_pass(_who(c), c['rule'], _in_memory(s.get(key))),
                  'converged': bool(s['judged'])} for s in _seed_runs(r['numbers'])]
     out = []
-    for seed, (n, cl) in _runs(r).items():
+    for seed, (n, cl) in _runs(r, f"{exp}, {_who(c)}").items():
         m = next((d for d in cl if claim_id(d) == claim_id(c)), None)
         if m is not None:
-            out.append({'seed': seed, 'value': m['value'], 'pass': _passes(m), 'converged': converged(_part(n, c))})
+            out.append({'seed': seed, 'value': _in_memory(m.get('value')), 'pass': _passes(m),
+                        'converged': converged(_part(n, c))})
     return out
 
 # %% ../../nbs/paper/09a_rule.ipynb #e6902a95
@@ -365,3 +444,19 @@ def knob_ranges(exp: str, r: dict) -> list:
             out.append(f"{_brief(exp, c).split(', ')[0]}, over {s['setting']} ({c['rule']}): "
                        + '; '.join(p for p in parts if p))
     return out
+
+# %% ../../nbs/paper/09a_rule.ipynb #822012f0
+def check_entry(exp: str, r: dict) -> dict:
+    """Entry `r` of experiment `exp` as a stored results.json holds it, checked before it is judged again (refused
+    naming the experiment and the claim): its seed and its seed runs' integers, none twice (`_runs`); every claim of
+    every run with a value (None or a finite number: `checked_value`) and a stored pass True, False or None,
+    replaced in place by the value against the claim's rule (`recomputed_pass`). Returns `r`."""
+    paper = [_who(c) for c in r.get('claims', []) if isinstance(c, dict) and c.get('by', 'paper') == 'paper']
+    _runs(r, f"{exp}" + (f", {paper[0]}" + (f" and {len(paper) - 1} more" if len(paper) > 1 else '') if paper else ''))
+    for seed, o in [(r.get('seed', 0), r)] + list((r.get('seed_runs') or {}).items()):
+        for c in o.get('claims', []):
+            who = f"{exp} (seed {seed}), {_who(c)}"
+            if 'value' not in c: raise RecordError(f"{who}: no value: fix the record, or run the claim again")
+            checked_flag(who, c.get('pass'))
+            c['pass'] = recomputed_pass(who, c.get('rule'), c['value'])
+    return r

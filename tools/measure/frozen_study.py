@@ -12,11 +12,17 @@ no early stopping: the training loss falls by less than tol (relative) over eval
 margin is positive and the direction of (p, v) moves by 1 - cos <= tol over eval_every steps). A run that stops for any
 other reason (its step cap) has not converged.
 
-Resumable: a record per finished run, the file rewritten atomically after each run; a rerun skips finished runs.
+Resumable: a record per run, the file rewritten atomically after each run; a rerun skips finished runs. A run that
+raised (out of memory included) is kept with its error, listed in `failed` and `remaining`, run again next time, and no
+input of any claim (`finished` stays false until it ran). `--only` takes run keys (the file's `design.order`) separated
+by ';', and refuses an unknown one before any work, listing the valid keys (exit 2). `--merge OTHER` (a second worker's
+file) takes each run of OTHER that OUT lacks, or holds only as failed; two finished runs of one key with different
+settings are refused, each key named (tools/measure/study_files.py: what the study scripts share).
 Usage (from the repository root):
   ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/frozen_study.py nbs/measured/frozen_study.json [--threads 1]
-      [--only KEY,...] [--records]   (--records: recompute the claim records from the runs, train nothing)"""
-import argparse, json, os, sys, tempfile, time
+      [--only 'KEY;KEY'] [--records] [--merge OTHER]   (--records: recompute the claim records from the runs, train
+      nothing)"""
+import argparse, os, sys, tempfile, time
 from pathlib import Path
 import numpy as np
 import torch
@@ -29,6 +35,8 @@ from attn_tokens.experiments.published import PAPER, QUOTES, word_rule, WORDS
 from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, bow_features
 from attn_tokens.experiments.ablations import FROZEN_SIZES
 from attn_tokens.paper.rule import STATED, converged
+from study_files import (StudyError, fail, read_json, check_names, failed, finished, remaining,   # this folder's
+                         merge_runs)                                                             # (on sys.path)
 
 COMMAND = "ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/frozen_study.py nbs/measured/frozen_study.json"
 SEEDS = (0, 1, 2)
@@ -241,11 +249,9 @@ def _judge(rule, what, fr, tr_run, cap=None):
     if fr is None: return None
     r = fr if cap is None else next((c for c in fr.get('caps', []) if c['cap'] == cap), None)
     if r is None: return None
-    if r.get('test_acc') is None:   # a failed run
-        return dict(value=None, passed=False, converged=False, steps=r.get('steps'), stopped_by='error')
+    if failed(r) or r.get('test_acc') is None: return None      # a failed run decides nothing: it is run again
     if what == 'gap':
-        if tr_run is None: return None
-        if tr_run.get('test_acc') is None: return dict(value=None, passed=False, converged=False)
+        if tr_run is None or failed(tr_run) or tr_run.get('test_acc') is None: return None
         v, conv = tr_run['test_acc'] - r['test_acc'], converged(r) is True and converged(tr_run) is True
     else: v, conv = r[what], converged(r) is True
     return dict(value=v, passed=rule_pass(rule, v), converged=conv, steps=r['steps'],
@@ -332,42 +338,49 @@ def design() -> dict:
                 order=[k for k, *_ in run_list()])
 
 def write(out, runs, extra):
-    done = set(runs)
-    todo = [k for k in design()['order'] if k not in done]
+    """The study file: every run kept (a failed one with its error), the claims and contrasts from the finished runs
+    alone, what remains (not run, or failed)."""
+    todo, done = remaining(design()['order'], runs), finished(runs)
     files.write_json(out, dict(command=COMMAND, what=__doc__.split('Usage')[0].strip(), design=design(), **extra,
-                               runs=runs, claims=records(runs), contrasts=contrasts(runs),
-                               finished=not todo, remaining=todo,
+                               runs=runs, claims=records(done), contrasts=contrasts(done),
+                               finished=not todo, remaining=todo, failed=[k for k in runs if failed(runs[k])],
                                cpu_seconds=sum(r['cpu_seconds'] for r in runs.values())))
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('out'); ap.add_argument('--threads', type=int, default=1)
-    ap.add_argument('--only', default=None, help='run keys separated by ; (default: all, in order)')
+    ap.add_argument('--only', default=None, help="run keys separated by ';' (the file's design.order; default: all, "
+                                                 "in order)")
     ap.add_argument('--records', action='store_true', help='recompute the records from the runs; train nothing')
     ap.add_argument('--merge', default=None, help="another study file (a second worker's, run with --only): its runs "
-                                                  "added to OUT's (OUT's kept where both have one); train nothing")
+                                                  "that OUT lacks or holds as failed added to OUT; train nothing")
     a = ap.parse_args(argv)
+    try:
+        only = (set(check_names([k.strip() for k in a.only.split(';')], [k for k, *_ in run_list()], '--only'))
+                if a.only is not None else None)
+        old = read_json(a.out, default={})
+        runs, extra = old.get('runs', {}), {k: old[k] for k in ('sklearn_check',) if k in old}
+        if a.merge:
+            other = read_json(a.merge)
+            runs = merge_runs(runs, other.get('runs', {}), lambda r: (r.get('kind'), r.get('settings'), r.get('seed')),
+                              (a.out, a.merge))
+            extra = {**{k: other[k] for k in ('sklearn_check',) if k in other}, **extra}
+    except StudyError as e: fail(e)
+    if a.records or a.merge: write(a.out, runs, extra); return
     torch.set_num_threads(a.threads)
     data_dir = os.environ.get('ATTN_TOKENS_DATA')
     if not data_dir: sys.exit("set ATTN_TOKENS_DATA to the data folder (imdb/, yelp_sentences/)")
-    old = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
-    runs, extra = old.get('runs', {}), {k: old[k] for k in ('sklearn_check',) if k in old}
-    if a.merge:
-        other = json.loads(Path(a.merge).read_text())
-        runs = {**other['runs'], **runs}; extra = {**{k: other[k] for k in ('sklearn_check',) if k in other}, **extra}
-    if a.records or a.merge: write(a.out, runs, extra); return
     if 'sklearn_check' not in extra:
         import pyarrow.parquet as pq
         texts = pq.read_table(Path(data_dir) / 'imdb' / 'train.parquet', columns=['text'])['text'].to_pylist()
         extra['sklearn_check'] = dict(texts=check_sklearn(texts[::25]),
                                       result="identical words to CountVectorizer().build_analyzer()")
-    only = set(a.only.split(';')) if a.only else None
     for k, kind, name, s, seed in run_list():
-        if k in runs or (only and k not in only): continue
+        if (k in runs and not failed(runs[k])) or (only is not None and k not in only): continue
         print(f"{time.strftime('%H:%M:%S')} {k}: start", flush=True)
         caps = CAPS if kind == 'frozen' and name in ('main', f'diagnostic: {DIAGNOSTIC[0]}') else ()
         try: runs[k] = dict(one_run(kind, s, seed, data_dir, caps), name=name)
-        except (ValueError, RuntimeError, FloatingPointError) as e:   # e.g. a loss that is not finite: a failed run
+        except Exception as e:   # any run that raises (a loss not finite, out of memory): kept as failed, run again
             runs[k] = dict(kind=kind, settings=s, seed=seed, name=name, error=f'{type(e).__name__}: {e}',
                            converged=False, stop_reason='error', test_acc=None, test_loss=None, steps=None,
                            cpu_seconds=0.)

@@ -21,10 +21,14 @@ secondary number. Optimizer: the ladder's AdamW (fit_ladder's betas), full batch
 Superseded: the first size phase judged (b) by that top-decile share, which rewards attending to frequent tokens
 (alpha_s carries the frequency); its runs are kept under 'superseded'.
 
+The file: on each rule change the file so far is kept under 'superseded' too, nothing dropped (the first superseded
+record as it is, later ones make 'superseded' a list, oldest first: tools/measure/study_files.py). A rule_version that is
+not an integer, or newer than RULE_VERSION, is refused; so are an unknown size, set or rung, before any run (exit 2).
+
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase size
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py nbs/measured/ladder_study.json --phase rungs [--seeds 0] [--device cuda]
 """
-import argparse, json, math, sys, time
+import argparse, math, sys, time
 from pathlib import Path
 import torch
 from attn_tokens.infra.files import write_json
@@ -33,6 +37,7 @@ from attn_tokens.experiments.real_data import DATASET, load_real
 from attn_tokens.experiments.transformer_ladder import (LADDER, LADDER_SETS, build, reference, top_share,
                                                          test_accuracy, device_line, importance_of,
                                                          selection_quantiles, selects)
+from study_files import StudyError, fail, read_json, supersede, superseded   # this folder's (on sys.path)
 
 SIZES = {   # increasing cost; min_count as the ladder's sizes; d and heads grow with the length
     's1': dict(n_train=300, n_test=300, max_len=48, d=24, heads=4, lr=0.01),
@@ -80,23 +85,38 @@ def one_run(rung, name, tr, te, ref, s, seed, device):
                 seconds=time.time() - t0, cpu_seconds=time.process_time() - c0)
 
 def start(out: Path) -> dict:
-    "The study so far; a file of the superseded rule keeps its runs under 'superseded' and starts anew."
-    res = json.loads(out.read_text()) if out.exists() else {}
-    if res.get('rule_version') != RULE_VERSION:
-        old = {k: res[k] for k in ('rule', 'runs', 'chosen', 'commands') if k in res}
-        res = {'rule_version': RULE_VERSION, 'runs': {}, **({'superseded': old} if old else {})}
+    """The study so far. A file of an earlier rule (its `rule_version` below RULE_VERSION, or none: rule 1) starts
+    anew, the file so far kept under 'superseded' after every record already there (`supersede`: nothing dropped);
+    a rule_version that is not an integer, or newer than this script's, refused (StudyError)."""
+    res = read_json(out, default={})
+    v = res.get('rule_version')
+    if 'rule_version' in res and (not isinstance(v, int) or isinstance(v, bool)):
+        raise StudyError(f"{out}: rule_version {v!r} is not an integer (this script's rule is version {RULE_VERSION}, "
+                         f"an earlier one a smaller integer): fix the file")
+    if isinstance(v, int) and v > RULE_VERSION:
+        raise StudyError(f"{out}: rule_version {v} is newer than this script's {RULE_VERSION}: run the script that "
+                         f"wrote it, or write to a new file")
+    if res and v != RULE_VERSION:
+        new = {'rule_version': RULE_VERSION, 'runs': {}}
+        for old in superseded(res, 'superseded') + [{k: x for k, x in res.items() if k != 'superseded'}]:
+            supersede(new, 'superseded', old)
+        res = new
+    res.setdefault('rule_version', RULE_VERSION); res.setdefault('runs', {})
     res['rule'] = __doc__.split('\n\n')[1]
     return res
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('out'); ap.add_argument('--phase', choices=('size', 'rungs'), required=True)
-    ap.add_argument('--device', default='cpu'); ap.add_argument('--sizes', nargs='+', default=list(SIZES))
+    ap.add_argument('--device', default='cpu')      # unknown names refused here, before any run, the valid ones listed
+    ap.add_argument('--sizes', nargs='+', default=list(SIZES), choices=list(SIZES))
     ap.add_argument('--seeds', nargs='+', type=int, default=list(SEEDS))
-    ap.add_argument('--sets', nargs='+', default=list(LADDER_SETS)); ap.add_argument('--rungs', nargs='+', default=list(LADDER))
+    ap.add_argument('--sets', nargs='+', default=list(LADDER_SETS), choices=list(LADDER_SETS))
+    ap.add_argument('--rungs', nargs='+', default=list(LADDER), choices=list(LADDER))
     a = ap.parse_args(argv)
     out = Path(a.out)
-    res = start(out)
+    try: res = start(out)
+    except StudyError as e: fail(e)
     print(device_line(a.device), flush=True)
     res.setdefault('devices', []).append(device_line(a.device))
     res.setdefault('commands', []).append('ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py '

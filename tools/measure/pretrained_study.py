@@ -2,32 +2,50 @@
 (three protocols, random init beside), on IMDB and yelp_sentences: writes nbs/measured/pretrained.json, resumable
 (each finished part is kept; a rerun does the rest; a part stored without the selection measure is rerun, the old
 one kept under `superseded`). Seeds outermost; --seeds, --sets and --rungs pick parts (two runs on other parts may
-share the file). Needs the pretrained extra and ATTN_TOKENS_DATA.
+share the file: each part is merged into the file as it is then; a part the file holds is never dropped, the one replaced
+kept under `superseded` after any record there, tools/measure/study_files.py). An unknown set, size or rung is refused
+before any work (exit 2), a damaged file on one line. Needs the pretrained extra and ATTN_TOKENS_DATA.
 
     ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/pretrained_study.py nbs/measured/pretrained.json [--size cpu]
         [--seeds 0 1 2] [--sets imdb yelp_sentences] [--rungs R0 R8] [--threads 1]
 """
-import argparse, copy, json, sys
+import argparse, copy, sys
 from pathlib import Path
 import torch
 from attn_tokens.infra.files import write_json
 from attn_tokens.experiments import pretrained as pt
 from attn_tokens.experiments.transformer_ladder import reference, importance_of
 from attn_tokens.experiments.ablations import eta0_rule
+from study_files import StudyError, fail, read_json, supersede   # this folder's (on sys.path)
 
 SETS = ('imdb', 'yelp_sentences')
+
+def keep(out: Path, res: dict, key: str, val: dict) -> dict:
+    """Part `key` = `val` merged into the file `out` as it is now (two runs of this script, on other parts, may share
+    it), `res` updated to the file written: a part already there for `key` is kept under `superseded` (after any record
+    there: `supersede`), never dropped; the run's size, settings, pin and command are this run's."""
+    cur = read_json(out, default=res)
+    old = cur.setdefault('parts', {}).get(key)
+    if old is not None: supersede(cur.setdefault('superseded', {}), key, old)
+    cur['parts'][key] = val
+    for k in ('size', 'settings', 'sha256', 'command'): cur[k] = res[k]
+    cur.pop('threads', None)
+    res.clear(); res.update(cur); write_json(out, res); print(key, 'done', flush=True)
+    return res
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('out'); ap.add_argument('--size', default='cpu', choices=list(pt.PRETRAINED_SIZES))
-    ap.add_argument('--sets', nargs='+', default=list(SETS)); ap.add_argument('--threads', type=int, default=1)
+    ap.add_argument('--sets', nargs='+', default=list(SETS), choices=list(SETS))   # unknown: refused before any work
+    ap.add_argument('--threads', type=int, default=1)
     ap.add_argument('--seeds', nargs='+', type=int, help="default: the size's seeds")
     ap.add_argument('--rungs', nargs='+', default=['R0', 'R8'], choices=['R0', 'R8'])
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     s = pt.PRETRAINED_SIZES[a.size]
     out = Path(a.out)
-    res = json.loads(out.read_text()) if out.exists() else {}
+    try: res = read_json(out, default={})
+    except StudyError as e: fail(e)
     if res and res.get('size') != a.size: sys.exit(f"{out} holds size {res.get('size')!r}: pass --size {res.get('size')} or a new file")
     res.update(size=a.size, settings=s, sha256=pt.MINILM_SHA256,
                command=f"ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/pretrained_study.py {a.out} --size {a.size}",
@@ -37,15 +55,6 @@ def main(argv=None):
     E_all = enc0.embeddings.word_embeddings.weight.detach()
     def done(key):       # a part is done once it has the selection measure; an older one is rerun
         return 'selection' in res['parts'].get(key, {})
-    def keep(key, val):  # merged into the file as it is now: two runs of this script (other parts) may share it
-        cur = json.loads(out.read_text()) if out.exists() else dict(res)
-        old = cur['parts'].get(key)
-        if old is not None and 'selection' not in old:    # kept, not lost: the run without the measure it replaces
-            cur.setdefault('superseded', {})[key] = old
-        cur['parts'][key] = val
-        for k in ('size', 'settings', 'sha256', 'command'): cur[k] = res[k]
-        cur.pop('threads', None)
-        res.clear(); res.update(cur); write_json(out, res); print(key, 'done', flush=True)
     for seed in (a.seeds if a.seeds is not None else s['seeds']):
         for name in a.sets:
             todo = [f"{name}/{seed}/R0/{i}/{p}" for i in ('random', 'minilm') for p in pt.PROTOCOLS] * ('R0' in a.rungs)
@@ -62,9 +71,9 @@ def main(argv=None):
             for key in todo:
                 if done(key): continue
                 if key.endswith('/R8'):
-                    keep(key, {**base, **pt.run_r8(copy.deepcopy(enc0), tr, te, wp_of, ref, s, seed)})
+                    keep(out, res, key, {**base, **pt.run_r8(copy.deepcopy(enc0), tr, te, wp_of, ref, s, seed)})
                 else:
                     init, proto = key.split('/')[-2:]
-                    keep(key, {**base, **pt.run_protocol(proto, init, tr, te, ref, s, eta0, seed, E0=E0)})
+                    keep(out, res, key, {**base, **pt.run_protocol(proto, init, tr, te, ref, s, eta0, seed, E0=E0)})
 
 if __name__ == '__main__': main()

@@ -1,24 +1,34 @@
 """Recompute the record and the word of every claim of the paper in a stored reproduce results.json, from the numbers and
 seed runs it already holds, without running anything (issue 47, item 1): each claim of the paper gets its stable `id`, its
-`seeds` at the main point ([{seed, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
+`seeds` at the main point ([{seed, value, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
 "not swept: <reason>" on each open setting (paper.rule.SWEEPS: the one-step eta0 sweep, the frozen model's budget), and the
 word `record_word` computes from that record alone; the transformer ladder's claims that restate the authors' (R0's shapes,
 R1's W_KQ p) become the paper's with their quotes (paper.paper_map.ladder_paper). Claim values are not touched.
 
+Nothing stored is trusted (paper.rule.check_entry, the rule's own checks): every claim's pass is recomputed from its value
+and rule; a value that is not a finite number, a pass that is not true/false/null, a seed that is not an integer or a seed
+run twice (one under the entry's own seed included) is refused naming the claim, exit 2, nothing written; so is a file
+that is not JSON (one line naming it).
+
     python tools/measure/rejudge.py nbs/measured/reproduce_full.json
 
 It checks, then writes the file back atomically with this command recorded in `rejudged`."""
-import argparse, json, sys
-from pathlib import Path
+import argparse, sys
 from datetime import datetime, timezone
 from attn_tokens.infra.files import write_json
-from attn_tokens.paper.rule import annotate, record_word
+from attn_tokens.paper.rule import annotate, record_word, check_entry, RecordError
 from attn_tokens.paper.paper_map import ladder_paper
+from study_files import StudyError, fail, read_json   # this folder (the script's own) is on sys.path
 
 def rejudge(res: dict) -> dict:
-    "Every entry of `res['experiments']` annotated again from its own numbers; returns `res`."
-    for name, r in res['experiments'].items():
+    """Every entry of `res['experiments']` checked (`check_entry`: each claim's pass recomputed) and annotated again
+    from its own numbers; returns `res`."""
+    exps = res.get('experiments')
+    if not isinstance(exps, dict) or not all(isinstance(r, dict) for r in exps.values()):
+        raise StudyError("no 'experiments' object of entries: not a results.json of attn-tokens reproduce")
+    for name, r in exps.items():
         if r.get('status') != 'ok': continue
+        check_entry(name, r)
         annotate(name, r)
         if name == 'transformer_ladder': ladder_paper(r)
     return res
@@ -41,7 +51,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('path', help='a results.json of attn-tokens reproduce (nbs/measured/reproduce_full.json)')
     a = ap.parse_args(argv)
-    res = rejudge(json.loads(Path(a.path).read_text()))
+    try: res = rejudge(read_json(a.path))
+    except (StudyError, RecordError) as e: fail(e if isinstance(e, StudyError) else f"{a.path}: {e}")
+    except (KeyError, TypeError, AttributeError, ValueError) as e:     # a record of another shape than reproduce's
+        fail(f"{a.path}: a damaged record ({type(e).__name__}: {e}): nothing written")
     bad = problems(res)
     if bad: sys.exit('not written:\n' + '\n'.join(bad))
     res['rejudged'] = dict(command=f"python tools/measure/rejudge.py {a.path}",
