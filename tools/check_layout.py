@@ -22,10 +22,14 @@ Rules (each line of output names the file and, where it applies, the cell and th
   and exporter (`# | default_exp`, `#|default_exp`, a cell starting `#| hide` before it: every form nbdev accepts);
 - no function of the library longer than MAX_LINES lines (split it into named steps);
 - the layers only point down (FLOORS: infra -> engine -> data -> theory -> experiments -> paper -> commands): no
-  import of the package runs up a floor, none makes a circle, and one inside a function says beside it why (an
-  optional heavy dependency, or the light --help path), never to dodge a circle.
+  import of the package runs up a floor, none makes a circle, and one inside a function says in a comment beside it
+  why (an optional heavy dependency, or the light --help path), never to dodge a circle: the reason is read from
+  `#` comments only (tokenize), as whole words, never from the code (`Highlight`, `def h(optional=None)`);
+- no fastcore test whose failure would print only 'False' and 'True' (test_eq / test_ne / test_is / test_eq_type
+  with True or False on either side, or two plain bools), in every form Python reads (ast: keywords, parentheses,
+  more statements on the line, a call over several lines): assert the condition with the value in its message.
 
-    python tools/check_layout.py --self-test   # the rules' own tests, on made-up notebooks (CI runs it)
+    python tools/check_layout.py --self-test   # the rules' own tests, on made-up notebooks, cells and modules (CI)
 """
 import argparse, ast, copy, io, json, re, sys, tempfile, tokenize, warnings
 from pathlib import Path
