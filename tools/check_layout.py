@@ -22,12 +22,16 @@ Rules (each line of output names the file and, where it applies, the cell and th
   and exporter (`# | default_exp`, `#|default_exp`, a cell starting `#| hide` before it: every form nbdev accepts);
 - no function of the library longer than MAX_LINES lines (split it into named steps);
 - the layers only point down (FLOORS: infra -> engine -> data -> theory -> experiments -> paper -> commands): no
-  import of the package runs up a floor, none makes a circle, and one inside a function says beside it why (an
-  optional heavy dependency, or the light --help path), never to dodge a circle.
+  import of the package runs up a floor, none makes a circle, and one inside a function says in a comment beside it
+  why (an optional heavy dependency, or the light --help path), never to dodge a circle: the reason is read from
+  `#` comments only (tokenize), as whole words, never from the code (`Highlight`, `def h(optional=None)`);
+- no fastcore test whose failure would print only 'False' and 'True' (test_eq / test_ne / test_is / test_eq_type
+  with True or False on either side, or two plain bools), in every form Python reads (ast: keywords, parentheses,
+  more statements on the line, a call over several lines): assert the condition with the value in its message.
 
-    python tools/check_layout.py --self-test   # the rules' own tests, on made-up notebooks (CI runs it)
+    python tools/check_layout.py --self-test   # the rules' own tests, on made-up notebooks, cells and modules (CI)
 """
-import argparse, ast, copy, json, re, sys, tempfile, warnings
+import argparse, ast, copy, io, json, re, sys, tempfile, tokenize, warnings
 from pathlib import Path
 from execnb.nbio import dict2nb
 from fastcore.basics import AttrDict
@@ -37,7 +41,9 @@ from nbdev.process import NBProcessor, extract_directives
 ROOT = Path(__file__).resolve().parents[1]
 MAX_EXPORT_RUN, MAX_PARAMS, MAX_LINES = 3, 8, 60
 EXPORTS = ('export', 'exporti', 'exports')   # the directives that put a cell into a module (nbdev.export)
-BOOL_TEST = re.compile(r'test_eq\(.*,\s*(True|False)\)\s*(#.*)?$')   # test_eq(x, True): says nothing when it fails
+BOOL_TEST = re.compile(r'test_(eq|ne|is)\(.*,\s*(True|False)\)')   # only for a cell Python cannot parse
+ASSERTS = ('test_eq', 'test_ne', 'test_is', 'test_eq_type')    # fastcore's: a failure prints the two values only
+BOOL_CALLS = ('bool', 'isinstance', 'issubclass', 'callable', 'hasattr', 'all', 'any')   # calls that return a bool
 TRACKER = re.compile(r'\bissues? #?\d+\b|done[- ]when', re.I)
 AMERICAN = re.compile(r'normaliz', re.I)
 
@@ -117,6 +123,50 @@ def private_symbols():
     return {n for n in names if n and '.' not in n}
 
 
+def _bool_const(n) -> bool:
+    "Whether the expression `n` is the constant True or False (NumPy's np.True_ / np.False_ too)."
+    if isinstance(n, ast.Constant): return isinstance(n.value, bool)
+    return isinstance(n, (ast.Attribute, ast.Name)) and getattr(n, 'attr', getattr(n, 'id', '')) in ('True_', 'False_')
+
+
+def _boolish(n) -> bool:
+    "Whether the expression `n` is plainly a bool: a constant, a comparison, a `not`, bool(...), isinstance(...), ..."
+    if _bool_const(n) or isinstance(n, ast.Compare) or (isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not)):
+        return True
+    if isinstance(n, ast.BoolOp): return all(_boolish(v) for v in n.values)
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in BOOL_CALLS
+
+
+def _call_name(n) -> str:
+    "The name a call calls: `f` of f(...) and of mod.f(...)."
+    f = n.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ''
+
+
+def _code(src) -> str:
+    """A code cell's source as Python: `%time` / `%timeit` dropped before their statement, other magic and shell
+    lines blanked (the line numbers kept)."""
+    lines = (re.sub(r'^(\s*)%{1,2}time(it)?\b', r'\1', l) for l in src.splitlines())
+    return '\n'.join('' if l.lstrip().startswith(('%', '!')) else l for l in lines)
+
+
+def bool_tests(src) -> list:
+    """[(line, its text)] of every fastcore test (ASSERTS) in the code `src` whose failure would print only
+    'False' and 'True': one side the constant True or False, or both sides plainly bools (`x is None` against
+    `not flag`); read by ast, so every form counts (keywords a= and b=, parentheses, more statements on the line,
+    a call over several lines). A cell Python cannot parse falls back to a line-by-line pattern."""
+    lines = src.splitlines()
+    try: tree = ast.parse(_code(src))
+    except SyntaxError: return [(i, l.strip()) for i, l in enumerate(lines, 1) if BOOL_TEST.search(l)]
+    out = []
+    for n in ast.walk(tree):
+        if not (isinstance(n, ast.Call) and _call_name(n) in ASSERTS): continue
+        args = list(n.args[:2]) + [k.value for k in n.keywords if k.arg in ('a', 'b')]
+        if len(args) >= 2 and (any(_bool_const(a) for a in args[:2]) or all(_boolish(a) for a in args[:2])):
+            out.append((n.lineno, lines[n.lineno - 1].strip()))
+    return sorted(set(out))
+
+
 def check_notebook(f, private=frozenset()):
     nb = json.loads(f.read_text(encoding='utf-8'))
     rel = f.relative_to(ROOT) if f.is_relative_to(ROOT) else f
@@ -134,10 +184,9 @@ def check_notebook(f, private=frozenset()):
                 out.append(f"{rel}: cell {i}: `{name}` is a private symbol: nbdev links it to an anchor its "
                            f"page does not have; name it in words, or make it public")
         if c['cell_type'] == 'code':
-            for ln in src.splitlines():
-                if BOOL_TEST.search(ln):
-                    out.append(f"{rel}: cell {i}: {ln.strip()!r}: a failure would print 'False != True'; assert the "
-                               f"condition with the value in its message, or compare the values themselves")
+            for k, ln in bool_tests(src):
+                out.append(f"{rel}: cell {i}, line {k}: {ln!r}: a failure would print only 'False' and 'True'; "
+                           f"assert the condition with the value in its message, or compare the values themselves")
         if c['cell_type'] == 'code' and mixes_imports(src) and 'nbdev_export' not in src:
             out.append(f"{rel}: cell {i}: imports and other code in one cell (the docs build runs it); "
                        f"move the imports to the notebook's imports cell")
@@ -171,7 +220,8 @@ def check_library():
 
 
 FLOORS = ('infra', 'engine', 'data', 'theory', 'experiments', 'paper', 'commands')   # each imports only below it
-REASONS = ('optional', 'heavy', '--help', 'light')   # what a function-level import's comment must name
+REASON = re.compile(r'(?<![\w-])(?:optional|heavy|light|--help)(?!\w)', re.I)   # words a function-level
+                                                   # import's comment must hold (whole words: not 'Highlight')
 
 
 def _floor(mod):
@@ -192,32 +242,48 @@ def _imports(p, mod, tree):
             src = '.'.join(base + ([node.module] if node.module else []))
             names = [f"{src}.{a.name}" for a in node.names]    # a module, or a name in module src
         else: continue
-        out += [(n, node.lineno, id(node) in top) for n in names if n.startswith('attn_tokens.')]
+        out += [(n, node.lineno, id(node) in top, node.end_lineno) for n in names if n.startswith('attn_tokens.')]
     return out
 
 
-def check_imports():
-    """The layers: no import runs up a floor (FLOORS), no circle between modules, and an import of the package's
-    own modules inside a function only with a comment (on its line or the line above) naming why: an optional
-    heavy dependency, or the light --help path."""
-    out, lib, graph = [], ROOT/'attn_tokens', {}
+def comments(text) -> dict:
+    "{line: its '#' comment} of the Python source `text`, read by tokenize (a '#' inside a string is no comment)."
+    return {t.start[0]: t.string for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT}
+
+
+def import_reason(lines, notes, ln, end) -> str:
+    """The comments that may say why the import on lines ln..end sits in a function: those on its own lines and on
+    the imports right above it (a block), and the comment-only lines right above that block; code is never read."""
+    k = ln
+    while k > 1 and lines[k - 2].strip().startswith(('from ', 'import ')): k -= 1
+    got = [notes[i] for i in range(k, end + 1) if i in notes]
+    while k > 1 and (k - 1) in notes and lines[k - 2].strip().startswith('#'): k -= 1; got.append(notes[k])
+    return ' '.join(got)
+
+
+def check_imports(lib=None):
+    """The layers of the package in folder `lib` (default attn_tokens/): no import runs up a floor (FLOORS), no
+    circle between modules, and an import of the package's own modules inside a function only with a comment (on
+    its line or the line above: `import_reason`) naming why (`REASON`): an optional heavy dependency, or the light
+    --help path."""
+    out, lib, graph = [], Path(lib or ROOT/'attn_tokens'), {}
+    base = lib.parent
     for p in sorted(lib.rglob('*.py')):
         if p.name == '_modidx.py': continue
-        rel = p.relative_to(ROOT); mod = '.'.join(p.relative_to(ROOT).with_suffix('').parts)
+        rel = p.relative_to(base); mod = '.'.join(p.relative_to(base).with_suffix('').parts)
         mod = mod.removesuffix('.__init__'); text = p.read_text(encoding='utf-8'); lines = text.splitlines()
-        for tgt, ln, at_top in _imports(p, mod, ast.parse(text)):
+        notes = comments(text)
+        for tgt, ln, at_top, end in _imports(p, mod, ast.parse(text)):
             graph.setdefault(mod, set()).add(tgt)
             a, b = _floor(mod), _floor(tgt)
             if a is not None and b is not None and b > a:
                 out.append(f"{rel}:{ln}: {FLOORS[a]} imports {tgt} ({FLOORS[b]}, a floor up); move what it "
                            f"needs down, or the caller up")
-            k = ln - 1                  # a comment above a block of imports covers the block
-            while k > 0 and lines[k - 1].strip().startswith(('from ', 'import ')): k -= 1
-            why = ' '.join(lines[max(0, k - 1):ln]).lower()
-            if not at_top and not any(r in why for r in REASONS):
+            if not at_top and not REASON.search(import_reason(lines, notes, ln, end)):
                 out.append(f"{rel}:{ln}: {tgt} imported inside a function without a reason; import it at the "
                            f"top, or say beside it why not (an optional heavy dependency, the light --help path)")
-    mods = set(graph) | {'.'.join(p.relative_to(ROOT).with_suffix('').parts).removesuffix('.__init__')
+    mods = set(graph) | {'.'.join(p.relative_to(base).with_suffix('').parts).removesuffix('.__init__')
                          for p in lib.rglob('*.py')}
     def module(t):
         while t not in mods and '.' in t: t = t.rpartition('.')[0]
@@ -261,6 +327,48 @@ def _exported_doc(nb: dict, tmp: Path):
     return doc + ' (invalid escape)' if any('invalid escape' in str(x.message) for x in w) else doc
 
 
+BOOL_CASES = (   # (a code cell, whether the bool-test rule must flag it)
+    ('test_eq(x, True)', True), ('test_eq(f(a), False)  # why', True), ('test_is(x > 5, True)', True),
+    ('test_eq(a, False); test_eq(b, 2)', True), ('test_ne(ok, False)', True), ('test_is(True, done)', True),
+    ('test_eq(a=x, b=True)', True), ('test_eq(x > 5, b=(True))', True), ('test_eq((f(a)), (False))', True),
+    ('fastcore.test.test_eq(m.ok, True)', True), ('test_eq(flag,\n        True); test_fail(g)', True),
+    ('test_eq(m.all(), np.True_)', True), ('test_is(x is None, not flag)', True),
+    ('test_eq(isinstance(x, int), y > 0)', True), ('for x in xs:\n    test_eq_type(x == 1, False)', True),
+    ('%time test_eq(x, False)', True), ('%load_ext foo', False), ('%time y = 1\ntest_eq(x, False)', True),
+    ('test_eq(f(a, True), 3)', False), ('test_eq((a, b), (1, True))', False), ('test_is(P.grad, None)', False),
+    ('test_eq(x > 5, y)', False), ('test_eq(mask, [True, False])', False), ('assert x > 5, x', False),
+    ('test_eq(s, "True")', False), ('# test_eq(x, True)', False), ('s = "test_eq(x, True)"', False))
+
+IMPORT_CASES = (   # (a module's source, whether its function-level import of the package lacks its reason)
+    ('def f():\n    from ..infra import a   # optional heavy dependency\n    return a', False),
+    ('def f():\n    # the light --help path: argparse only\n    from ..infra import a\n    return a', False),
+    ('def f():\n    # imported here: the optional\n    # extra\n    from ..infra import a\n    return a', False),
+    ('def f():\n    from ..infra import (a,   # heavy: torch\n                         b)\n    return a, b', False),
+    ('def f():\n    # optional: heavy\n    from ..infra import a\n    from ..infra import b\n    return a, b', False),
+    ('def Highlight():\n    from ..infra import a\n    return a', True),
+    ('def h(optional=None):\n    from ..infra import a\n    return a', True),
+    ('def f():\n    s = "# optional"\n    from ..infra import a\n    return a, s', True),
+    ('def f():\n    from ..infra import optional_part\n    return optional_part', True),
+    ('def f():\n    from ..infra import a  # Highlight, lightly\n    return a', True),
+    ('def f():\n    x = 1   # optional\n\n    from ..infra import a\n    return a, x', True),
+    ('def f():\n    from ..infra import a\n    return a', True))
+
+
+def _import_self_test() -> list:
+    "The function-level import rule on made-up modules (IMPORT_CASES) of a made-up package: what it gets wrong."
+    bad = []
+    with tempfile.TemporaryDirectory() as d:
+        lib = Path(d)/'attn_tokens'
+        for sub in ('', 'infra', 'engine'): (lib/sub).mkdir(exist_ok=True); (lib/sub/'__init__.py').write_text('')
+        (lib/'infra'/'a.py').write_text('x = 1\n')
+        for i, (src, flagged) in enumerate(IMPORT_CASES):
+            f = lib/'engine'/f'm{i}.py'; f.write_text(src + '\n')
+            got = any(x.startswith(f"attn_tokens/engine/m{i}.py:") and 'without a reason' in x for x in check_imports(lib))
+            if got != flagged: bad.append(f"the import-reason rule {'misses' if flagged else 'flags'} {src!r}")
+            f.unlink()
+    return bad
+
+
 def self_test() -> int:
     """The summary rule against nbdev's own export, on made-up notebooks: every directive form nbdev accepts
     (spaces around '|', none after it, indented, after `#| hide` or a blank line, the Quarto colon form, which
@@ -289,12 +397,13 @@ def self_test() -> int:
             if flagged != changed:
                 bad.append(f"first cell {first!r}, summary {summ!r}, code {code!r}: nbdev writes the docstring "
                            f"{doc!r}, the rule {'flags' if flagged else 'passes'} it")
-    for line, flagged in (('test_eq(x, True)', True), ('test_eq(f(a), False)  # why', True),
-                          ('test_eq(f(a, True), 3)', False), ('test_eq((a, b), (1, True))', False)):
-        if bool(BOOL_TEST.search(line)) != flagged:
-            bad.append(f"the test_eq(x, True) rule {'misses' if flagged else 'flags'} {line!r}")
+    bad += [f"the test_eq(x, True) rule {'misses' if flagged else 'flags'} {src!r}"
+            for src, flagged in BOOL_CASES if bool(bool_tests(src)) != flagged]
+    bad += _import_self_test()
     print('\n'.join(bad) if bad else f'check_layout self-test: the summary rule agrees with nbdev '
-                                      f'{__import__("nbdev").__version__} on {n} made-up notebooks')
+                                      f'{__import__("nbdev").__version__} on {n} made-up notebooks; the bool-test '
+                                      f'rule right on {len(BOOL_CASES)} cells, the import-reason rule on '
+                                      f'{len(IMPORT_CASES)} modules')
     return 1 if bad else 0
 
 

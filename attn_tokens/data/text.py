@@ -6,6 +6,7 @@
 from __future__ import annotations
 import hashlib, json, re, warnings
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Optional, Sequence
@@ -14,6 +15,7 @@ import torch
 from .corpora import corpus_source
 from ..engine.core import check_labels
 from .tokens import TokenData, _words
+from ..infra.checks import check_int
 from ..infra.files import CACHE_ENV, default_cache_dir, load_npz, save_npz
 
 # %% auto #0
@@ -64,11 +66,26 @@ class Vocab:
         ids = np.fromiter((g(w, -1) for w in words), dtype=np.int64, count=len(words))
         return ids[ids >= 0]
 
+def _limits(where='', min_count=1, max_size=None, max_len=None) -> int:
+    """`min_count` (an integer >= 1), `max_size` and `max_len` (None, or an integer >= 1) checked before any
+    work: a ValueError naming `where`, the argument, what it got and the fix (a bool, a float, a string or
+    max_size=-1 refused: -1 would cut the last word); returns min_count as an int."""
+    w = f"{where}: " if where else ''
+    mc = check_int(f"{w}min_count", min_count, 1, "; give the fewest times a word must occur to enter the "
+                   "vocabulary, an integer such as 1 or 5")
+    if max_size is not None:
+        check_int(f"{w}max_size", max_size, 1, "; give the most words the vocabulary keeps (the most frequent "
+                  "first), a positive integer, or None for no limit")
+    if max_len is not None:
+        check_int(f"{w}max_len", max_len, 1, "; give the most tokens kept per text, a positive integer, or "
+                  "None to keep them all")
+    return mc
+
 def _select_vocab(words: np.ndarray, counts: np.ndarray, min_count: int = 1,
                   max_size: Optional[int] = None):
     """Indices into `words` of the vocabulary: count >= min_count, by decreasing count, ties
-    alphabetical, at most max_size."""
-    cand = np.flatnonzero(counts >= max(min_count, 1))
+    alphabetical, at most max_size (both checked: `_limits`)."""
+    cand = np.flatnonzero(counts >= _limits('', min_count, max_size))
     order = cand[np.lexsort((words[cand], -counts[cand]))]
     return order if max_size is None else order[:max_size]
 
@@ -146,37 +163,84 @@ def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = 
     return pad_tokens(flat, lengths[keep], max_len), torch.from_numpy(keep)
 
 # %% ../../nbs/data/01b_text.ipynb #783a64b3
+def _labels_arg(labels, n, n_classes, W='token_data'):
+    "`labels` checked against `n` texts (one class index each, as `token_data` says), as an int64 tensor."
+    try: nd = np.ndim(labels)
+    except Exception: nd = -1                      # a ragged list
+    if isinstance(labels, (str, bytes, Mapping)) or nd != 1:
+        raise ValueError(f"{W}: labels = {labels!r:.60} is not a list of labels; give one class index "
+                         f"(0..K-1) per text, e.g. [1, 0, 1]")
+    arr = np.asarray(labels)
+    if len(arr) != n:
+        raise ValueError(f"{W}: labels has {len(arr)} entries but texts has {n}; give one label per text")
+    s = next((i for i, y in enumerate(arr.tolist()) if isinstance(y, (str, bytes))), None)
+    if s is not None:
+        raise ValueError(f"{W}: labels[{s}] = {arr.tolist()[s]!r} is a string; labels are class indices "
+                         f"0..K-1: map each class name to a number, e.g. {{'neg': 0, 'pos': 1}}")
+    if n_classes is not None:
+        check_int(f"{W}: n_classes", n_classes, 2, "; give the number of classes (2 or more), or None to "
+                  "count them from the labels")
+    return check_labels(arr, n, n_classes, where=W)
+
+def _vocab_arg(vocab, W='token_data'):
+    "`vocab` (None, a Vocab, or a list of distinct words in id order) as None or a Vocab, checked."
+    if vocab is None or isinstance(vocab, Vocab): return vocab
+    if isinstance(vocab, (str, bytes)):
+        raise ValueError(f"{W}: vocab = {vocab!r:.40} is one string; pass the list of words (e.g. "
+                         f"train.vocab) or a Vocab")
+    if isinstance(vocab, Mapping) or not isinstance(vocab, Iterable):
+        raise ValueError(f"{W}: vocab = {vocab!r:.60} (of type {type(vocab).__name__}) is not a list of words; "
+                         f"pass the words in id order (of a dict word -> id: sorted(d, key=d.get)) or a Vocab")
+    words = _words(vocab, f'{W}: vocab')
+    if len(set(words)) != len(words):
+        dup = next(w for w in words if words.count(w) > 1)
+        raise ValueError(f"{W}: vocab repeats the word {dup!r}; give each word once")
+    return Vocab(words)
+
+def _token_args(texts, labels, vocab, min_count, max_size, max_len, tokenizer, n_classes, W='token_data'):
+    """Every argument of `token_data` checked before any work, each refusal naming the argument, what it got
+    and the fix: (texts as a list, labels as a tensor, vocab as None or a Vocab, min_count as an int)."""
+    if isinstance(texts, (str, bytes)):
+        raise ValueError(f"{W}: texts is one string ({str(texts)[:40]!r}); pass a list of texts")
+    if isinstance(texts, Mapping) or not isinstance(texts, Iterable):
+        raise ValueError(f"{W}: texts = {texts!r:.60} (of type {type(texts).__name__}) is not a list of "
+                         f"texts; pass a list of str")
+    texts = list(texts)
+    if not texts: raise ValueError(f"{W}: texts is empty; pass at least one text (a list of str)")
+    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
+    if bad is not None:
+        raise ValueError(f"{W}: texts[{bad}] = {texts[bad]!r:.60} is a {type(texts[bad]).__name__}, "
+                         f"not a string; drop it or convert it (str)")
+    labels = _labels_arg(labels, len(texts), n_classes, W)
+    mc = _limits(W, min_count, max_size, max_len)
+    vocab = _vocab_arg(vocab, W)
+    if vocab is not None and (mc != 1 or max_size is not None):
+        raise ValueError(f"{W}: min_count = {min_count!r} and max_size = {max_size!r} choose the words of a "
+                         f"vocabulary built here, but vocab is given (its {len(vocab)} words are used as they "
+                         f"are); drop min_count and max_size, or drop vocab")
+    if tokenizer is not None and not isinstance(tokenizer, Tokenizer):
+        raise ValueError(f"{W}: tokenizer = {tokenizer!r:.60} (of type {type(tokenizer).__name__}) is not a "
+                         f"Tokenizer; pass Tokenizer(...) (e.g. Tokenizer(pattern=r'[a-z]+')) or None")
+    return texts, labels, vocab, mc
+
 def token_data(texts: Sequence[str], labels, vocab=None, min_count: int = 1, max_size: Optional[int] = None,
                max_len: Optional[int] = None, tokenizer: Optional[Tokenizer] = None,
                n_classes: Optional[int] = None) -> TokenData:
     """Labelled `texts` as `TokenData`: words by `tokenizer` (default `Tokenizer()`), ids in `vocab` (a
     `Vocab` or a list of words; default: built on `texts`, count >= `min_count`, at most `max_size`),
     at most `max_len` tokens each; texts with no word in the vocabulary dropped with their labels
-    (`idx`: the row of each kept text in `texts`)."""
-    if isinstance(texts, (str, bytes)):
-        raise ValueError(f"token_data: texts is one string ({str(texts)[:40]!r}); pass a list of texts")
-    texts = list(texts)
-    bad = next((i for i, t in enumerate(texts) if not isinstance(t, str)), None)
-    if bad is not None:
-        raise ValueError(f"token_data: texts[{bad}] = {texts[bad]!r:.60} is a {type(texts[bad]).__name__}, "
-                         f"not a string; drop it or convert it (str)")
-    labels = check_labels(np.asarray(labels), len(texts), n_classes, where='token_data')
+    (`idx`: the row of each kept text in `texts`). Every argument is checked first (`_token_args`)."""
+    given = vocab is not None
+    texts, labels, vocab, min_count = _token_args(texts, labels, vocab, min_count, max_size, max_len,
+                                                  tokenizer, n_classes)
     tok = tokenizer or Tokenizer()
-    if vocab is None:
-        if int(min_count) != min_count or min_count < 1:
-            raise ValueError(f"token_data: min_count = {min_count!r}; give an integer >= 1")
-        vocab = build_vocab((tok(t) for t in texts), int(min_count), max_size)
-    elif not isinstance(vocab, Vocab):
-        words = _words(vocab, 'token_data: vocab')
-        if len(set(words)) != len(words):
-            dup = next(w for w in words if words.count(w) > 1)
-            raise ValueError(f"token_data: vocab repeats the word {dup!r}; give each word once")
-        vocab = Vocab(words)
+    if vocab is None: vocab = build_vocab((tok(t) for t in texts), min_count, max_size)
     tokens, keep = encode(texts, vocab, tok, max_len)
     if not len(keep):
+        fix = ("pass the vocabulary they were written with (and the same tokenizer)" if given else
+               f"lower min_count (now {min_count})")
         raise ValueError(f"token_data: none of the {len(texts)} texts has a word in the vocabulary of "
-                         f"{len(vocab)} words; lower min_count (now {min_count}) or pass the vocabulary "
-                         f"they were written with")
+                         f"{len(vocab)} words; {fix}")
     K = n_classes if n_classes is not None else (int(labels.max()) + 1 if len(labels) else 0)
     return TokenData(tokens, labels[keep], list(vocab.itos), len(vocab), K, keep)
 
@@ -243,6 +307,7 @@ def load_tokenized(name: str, min_count: int = 20, max_size: Optional[int] = Non
                    cache_dir=None):
     """Tokenized (train, test) `TokenData` of dataset `name` (test None if it has no test split),
     vocabulary built on train, cached on disk."""
+    _limits('load_tokenized', min_count, max_size, max_len)         # before the data are read
     tok = tokenizer or Tokenizer()
     fp, load = corpus_source(name, data_dir)
     spec = dict(version=CACHE_VERSION, name=name, source=fp, tokenizer=tok.config(),

@@ -162,6 +162,22 @@ def _same(a: Path, b) -> bool:
         )
     except OSError: return False
 
+def _no_link(p: Path, what: str):
+    """Refuse an output path `p` that is a symbolic link, or lies below a dangling one, naming the link, its
+    target and the fix (`OutputPathError`)."""
+    if p.is_symlink():
+        to = os.readlink(p)
+        if not p.exists():
+            raise OutputPathError(f"{what} {p} is a symbolic link to {to}, which does not exist (a dangling "
+                                  f"link); an output is never written through a link: remove the link "
+                                  f"{p} or give another path")
+        raise OutputPathError(f"{what} {p} is a symbolic link to {to}; an output is never written through a "
+                              f"link: give the path it points to ({p.resolve()}) or another path")
+    bad = next((a for a in p.parents if a.is_symlink() and not a.exists()), None)
+    if bad is not None:
+        raise OutputPathError(f"{what} {p}: the folder {bad} is a symbolic link to {os.readlink(bad)}, which "
+                              f"does not exist (a dangling link); remove the link {bad} or give another path")
+
 def check_output(path, force=False, inputs=(), what='output', flag='--force') -> Path:
     """Refuse an output `path` that cannot or should not be written (before any work); returns it as
     a Path."""
@@ -170,6 +186,7 @@ def check_output(path, force=False, inputs=(), what='output', flag='--force') ->
     for i in inputs:
         if i is not None and _same(p, i):
             raise OutputPathError(f"{what} {p} is the input {i}; write to another file")
+    _no_link(p, what)
     if p.is_dir():
         raise OutputPathError(f"{what} {p} is a directory; give a file name inside it, e.g. "
                               f"{p / 'out.npz'}")
@@ -213,6 +230,7 @@ def check_output_dir(path, what='output folder', inputs=(), protect=()) -> Path:
         if rel := _overlap(p, k, inside=False):
             raise OutputPathError(f"{what} {p} {rel} the folder {k}, which replacing {what} would "
                                   f"delete; choose a new folder, e.g. {Path(k)/'select-out'}")
+    _no_link(p, what)
     if p.exists() and not p.is_dir():
         raise OutputPathError(f"{what} {p} exists and is not a folder; choose another path")
     q = p
