@@ -1,7 +1,8 @@
 """Recompute the record and the word of every claim of the paper in a stored reproduce results.json, from the numbers and
 seed runs it already holds, without running anything (issue 47, item 1): each claim of the paper gets its stable `id`, its
-`seeds` at the main point ([{seed, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
-"not swept: <reason>" on each open setting (paper.rule.SWEEPS: the one-step eta0 sweep, the frozen model's budget), and the
+`seeds` at the main point ([{seed, pass, converged}], the seed runs matched by id), its `settings` with, on each open
+setting, the points of its declared sweep (paper.rule.SWEEPS and the claims judged side by side: `link_sweeps`), "sweep not
+run yet" where the main point fails on every converged seed and no point is stored, or a reason of paper.rule.NOT_SWEPT, and the
 word `record_word` computes from that record alone; the transformer ladder's claims that restate the authors' (R0's shapes,
 R1's W_KQ p) become the paper's with their quotes (paper.paper_map.ladder_paper). Claim values are not touched.
 
@@ -12,7 +13,7 @@ import argparse, json, sys
 from pathlib import Path
 from datetime import datetime, timezone
 from attn_tokens.infra.files import write_json
-from attn_tokens.paper.rule import annotate, record_word
+from attn_tokens.paper.rule import annotate, link_sweeps, record_word
 from attn_tokens.paper.paper_map import ladder_paper
 
 def rejudge(res: dict) -> dict:
@@ -21,6 +22,7 @@ def rejudge(res: dict) -> dict:
         if r.get('status') != 'ok': continue
         annotate(name, r)
         if name == 'transformer_ladder': ladder_paper(r)
+    link_sweeps(res['experiments'])      # the points judged side by side (other sets, constructions, rungs)
     return res
 
 def problems(res: dict) -> list:
