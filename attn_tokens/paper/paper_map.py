@@ -27,7 +27,7 @@ from .transcription import UNCHECKED
 from .rule import (THEORY_WORDS, WORD_ORDER, annotate, differing, add_seeds,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief,
                                     claim_id, settings_record, record_word, record_reasons, resolve_sweeps,
-                                    link_sweeps, row_word)
+                                    link_sweeps, row_word, _pending)
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #5f805a27
 BASELINE = "the rebuttal's trained baseline"   # the source of the '95%' claims (no data set named)
@@ -36,13 +36,16 @@ def _paper_claims(exps, keys, baseline=False):
     "(experiment, claim) of the paper's claims of `keys` with their records (`annotate` where an entry has none); the baseline's alone, or none of them."
     done = lambda r: all(isinstance((c.get('seeds') or [None])[0], dict) and 'verdict' in c
                          for c in r.get('claims', []) if c.get('by', 'paper') == 'paper')
-    return [(k, c) for k in keys if k in exps
-            for c in (exps[k] if done(exps[k]) else annotate(k, exps[k])).get('claims', [])
+    if not all(done(exps[k]) for k in keys if k in exps):     # annotated here: link the row's sets side by side
+        link_sweeps({k: annotate(k, exps[k]) for k in keys if k in exps})
+    return [(k, c) for k in keys if k in exps for c in exps[k].get('claims', [])
             if c.get('by', 'paper') == 'paper' and (c.get('source') == BASELINE) == baseline]
 
 def _why(claims) -> str:
     unmet, left_open = differing(claims)
+    wait = list(dict.fromkeys(s['setting'] for c in claims for s in c.get('settings', []) if _pending(s)))
     return '; '.join(p for p in (f"setting differs: {', '.join(unmet)}" if unmet else '',
+                                 f"sweep not run yet: {', '.join(wait)}" if wait else '',
                                  f"left open: {', '.join(left_open)}" if left_open else '') if p)
 
 def experiment_verdict(exps, keys, most=3):
