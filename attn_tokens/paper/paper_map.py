@@ -8,8 +8,8 @@ __all__ = ['BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'LADDER_QUOTES'
            'quote_plain', 'ledger_md', 'limit_cells', 'limit_rule', 'set_limit_facts', 'window_limit_verdict',
            'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict',
            'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper',
-           'frozen_records', 'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict', 'paper_map', 'short_verdict',
-           'map_markdown', 'details_markdown']
+           'frozen_records', 'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict', 'all_relevant_verdict',
+           'paper_map', 'short_verdict', 'map_markdown', 'details_markdown']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -107,7 +107,10 @@ MATH_IN_QUOTES = {   # the reference texts give each formula twice (as extracted
     'with pp': 'with $p$', 'class kk': 'class $k$', 'dimension dd': 'dimension $d$',
     'Esv|E_s^\\top v|': '$|E_s^\\top v|$', 'class k.k.': 'class $k$.', 'trained pp.': 'trained $p$.',
     'for pp proved': 'for $p$ proved', 'WKQpW_{KQ} p': '$W_{KQ} p$',
-    'train vv but': 'train $v$ but', 'bias of pp is': 'bias of $p$ is'}
+    'train vv but': 'train $v$ but', 'bias of pp is': 'bias of $p$ is',
+    'yEsvy E_s^\\top v': '$y E_s^\\top v$', 'if ss is': 'if $s$ is', 'if pp converges': 'if $p$ converges',
+    'δ~=(S1)/S,\\tilde \\delta = (|\\mathcal S|-1)/|\\mathcal S|,': '$\\tilde \\delta = (|\\mathcal S|-1)/|\\mathcal S|$,',
+    'O(1/d),O(1/\\sqrt{d}),': '$O(1/\\sqrt{d})$,'}
 
 def quote_md(q: str) -> str:
     "A quoted sentence with its formulas as TeX (MATH_IN_QUOTES), for pages that render math."
@@ -695,6 +698,15 @@ def ladder_study_verdict(exps: dict, keys=('ladder_study', 'transformer_ladder')
 
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #bc276358
+def all_relevant_verdict(measured) -> str:
+    """The rebuttal's "if p converges in direction, it must select all relevant tokens", judged like Statement (1),
+    on its records: under Assumption 1 each sequence holds one relevant token, so selecting all of them is Statement
+    (1)'s conclusion (no sequence without its relevant token selected); the sentence trains v as well, our runs train p
+    with v fixed at its stage-1 value, which the verdict says."""
+    w, _, rest = statement_verdict(measured, 'statement1').partition(': ')
+    return (f"{w}: judged on Statement (1)'s runs (Assumption 1: one relevant token per sequence, so selecting all "
+            f"relevant tokens is selecting each sequence's; the sentence also trains v, our runs fix it): {rest}")
+
 _TH, _EX = 'theory/', 'experiments/'
 THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdict from measured
     (r'Lemma 4.1: one step on $E$ moves $E_s^\top v$ by $\eta_0\alpha_s/2$', 'paper',
@@ -727,7 +739,10 @@ THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdi
      lambda m: statement_verdict(m, 'statement1')),
     (r'Statement (2): if $p$ converges and selects all relevant tokens, it is their max-margin '
      'direction', 'rebuttal (W2)', _TH + '03d_beyond.ipynb', (_TH + '03d_beyond.ipynb',),
-     lambda m: statement_verdict(m, 'statement2')))
+     lambda m: statement_verdict(m, 'statement2')),
+    (r'All relevant tokens: if $p$ converges in direction, it selects every relevant token', 'rebuttal (Q1 of '
+     'q6jg: "if pp converges in direction, it must select all relevant tokens", with $v$ trained too)',
+     _TH + '03d_beyond.ipynb', (_TH + '03d_beyond.ipynb', _TH + '03e_large_d.ipynb'), lambda m: all_relevant_verdict(m)))
 EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.json, notebooks[, judge]
     (r'Synthetic data: $E_s^\top v$ rises with importance, $E_s^\top p$ U-shaped', 'paper',
      ('synthetic',), (_EX + '05_synthetic.ipynb',)),

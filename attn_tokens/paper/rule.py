@@ -24,14 +24,16 @@ THEORY_DEFINITIONS = {   # the verdict on a statement of the theory (03d_beyond'
 THEORY_WORDS = tuple(THEORY_DEFINITIONS)   # in this order (theory_word below)
 EXPERIMENT_WORDS = {   # the verdict on a sentence of the authors about an experiment, and how it is reached
     'undecided': "the seeds disagree at the main point, or a run that was to converge did not (it stopped "
-                 "for another reason than its convergence rule: step cap, early stop, patience)",
+                 "for another reason than its convergence rule: step cap, early stop, patience), or the rule fails "
+                 "on every seed and a declared sweep that could still change the word has not run yet",
     'reproduced': "the rule passes on every seed at the main point (a stated setting not met is listed "
                   "beside it)",
     'contradicted': "every setting the authors state is met, the rule fails on every seed at the main point, "
-                    "every setting they leave open has a declared sweep (values fixed in code before any "
-                    "run), and no converged point of any sweep passes",
+                    "every setting they leave open was swept over its declared values (fixed in code before "
+                    "any run), and no converged point of any sweep passes",
     'not reproduced in our setting': "the rule fails on every seed, and a stated setting is not met, an open "
-                                     "setting has no sweep, or a converged sweep point passes (each named)"}
+                                     "setting is not swept for a reason of the closed list, or a converged sweep "
+                                     "point passes (each named)"}
 
 # %% ../../nbs/paper/09a_rule.ipynb #bb2e39db
 def theory_word(facts) -> str:
