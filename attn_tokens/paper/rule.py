@@ -8,7 +8,8 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
            'BASELINE_SOURCE', 'REQUOTED', 'WORD_ORDER', 'ROW_ORDER', 'NEAR', 'theory_word', 'd_word', 'legend_md',
            'converged', 'settings_record', 'capped', 'record_reasons', 'record_word', 'claim_word', 'claim_id',
            'seed_records', 'sweep_record', 'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps',
-           'names_no_set', 'sentence_word', 'row_word', 'threshold_distance', 'needs_seeds', 'add_seeds', 'knob_ranges']
+           'names_no_set', 'sentence_word', 'row_word', 'threshold_distance', 'needs_seeds', 'add_seeds', 'sweep_plan',
+           'knob_ranges']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import re
@@ -396,7 +397,7 @@ def link_sweeps(exps: dict) -> dict:
         here = _coords(k, c)
         for s in c['settings']:
             dim = SIDE_BY_SIDE.get(s['setting'])
-            if dim is None or s['stated'] is not None or isinstance(s.get('sweep'), list) and s['sweep']: continue
+            if dim is None or s['stated'] is not None: continue     # rebuilt every time: a sibling may have run again
             same = lambda k2, c2: all(v == here[x] for x, v in _coords(k2, c2).items() if x != dim)
             pts = [dict(value=_coords(k2, c2)[dim], seeds=_point_seeds(c2)) for k2, c2 in every
                    if c2 is not c and fam(k2, c2) == fam(k, c) and same(k2, c2) and _coords(k2, c2)[dim] != here[dim]]
@@ -460,6 +461,22 @@ def add_seeds(exps) -> dict:
     entry's `seed_runs`, matched by `claim_id`) and the points judged side by side (`link_sweeps`). Returns `exps`."""
     for k, r in exps.items(): annotate(k, r)
     return link_sweeps(exps)
+
+# %% ../../nbs/paper/09a_rule.ipynb #a53pl001
+def sweep_plan(exps: dict) -> list:
+    """The declared sweep points a report still owes: per (experiment, open setting) with 'sweep not run yet' on some
+    claim of the paper (its main point fails on every converged seed, no point stored), the values to run (the
+    declared values but the main point's; a side-by-side setting's: every set but its own) and the claims that call
+    for them."""
+    plan = {}
+    for k, r in exps.items():
+        for c in r.get('claims', []):
+            for s in c.get('settings', []) if c.get('by', 'paper') == 'paper' else []:
+                if _pending(s): plan.setdefault((k, s['setting']), []).append(claim_id(c))
+    vals = lambda k, s: ([v for v in SWEEP_VALUES.get(s, ()) if v != k] if s in SIDE_BY_SIDE
+                         else list(SWEEP_VALUES.get(s, ())[1:]))
+    return [dict(experiment=k, setting=s, values=vals(k, s), claims=cl) for (k, s), cl in plan.items()]
+
 
 # %% ../../nbs/paper/09a_rule.ipynb #587b57b4
 def _at(x) -> str: return f"{x:.3g}" if isinstance(x, float) else str(x)
