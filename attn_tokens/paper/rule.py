@@ -310,6 +310,11 @@ def main_fails(seeds) -> bool:
     "Does the main point fail on every seed, each converged (or with no convergence rule to meet)?"
     return bool(seeds) and all(s['pass'] is False and s['converged'] is not False for s in seeds)
 
+def _owed(setting, vals) -> str:
+    "The declared values a pending sweep owes, in words."
+    if setting in SIDE_BY_SIDE or len(vals) < 2: return f"declared {'; '.join(vals)}"
+    return f"declared {'; '.join(vals[1:])}, beside the main point's {vals[0]}"
+
 def resolve_sweeps(c: dict) -> dict:
     """Claim `c`'s open settings without a point: 'sweep not run yet: <its declared values>' when the main point
     fails on every converged seed (the one case a sweep can change the word), else NEEDLESS; then its word
@@ -317,9 +322,8 @@ def resolve_sweeps(c: dict) -> dict:
     for s in c['settings']:
         sw = s.get('sweep')
         if s['stated'] is not None or (sw and (isinstance(sw, list) or sw.startswith('not swept: '))): continue
-        vals = SWEEP_VALUES.get(s['setting'])
-        s['sweep'] = (f"{PENDING}: declared {'; '.join(vals) if vals else 'nothing'}" if main_fails(c['seeds'])
-                      else NEEDLESS)
+        vals = SWEEP_VALUES.get(s['setting']) or ('nothing declared',)
+        s['sweep'] = (f"{PENDING}: {_owed(s['setting'], vals)}" if main_fails(c['seeds']) else NEEDLESS)
     c['verdict'] = record_word(c)
     return c
 
