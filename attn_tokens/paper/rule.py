@@ -392,7 +392,8 @@ def _point_seeds(c) -> list:
 def link_sweeps(exps: dict) -> dict:
     """Every claim of the paper of a reproduce report's `exps` with the points of its side-by-side settings
     (SIDE_BY_SIDE): the claims of the same statistic of the same sentence (the ladder's: of the same kind) that
-    differ from it only in that coordinate, each a point {value, seeds}; then `resolve_sweeps`. Returns `exps`."""
+    differ from it only in that coordinate, at a declared value (SWEEP_VALUES), each a point {value, seeds}; then
+    `resolve_sweeps`. Returns `exps`."""
     every = [(k, c) for k, r in exps.items() if r.get('status', 'ok') == 'ok' for c in r.get('claims', [])
              if c.get('by', 'paper') == 'paper' or c.get('rung')]
     fam = lambda k, c: ((c.get('kind'),) if c.get('rung') else (c.get('quote_key'),)) + (_what(c),)
@@ -403,8 +404,9 @@ def link_sweeps(exps: dict) -> dict:
             dim = SIDE_BY_SIDE.get(s['setting'])
             if dim is None or s['stated'] is not None: continue     # rebuilt every time: a sibling may have run again
             same = lambda k2, c2: all(v == here[x] for x, v in _coords(k2, c2).items() if x != dim)
+            vals = set(SWEEP_VALUES[s['setting']]) - {here[dim]}     # the declared values (the ladder's R0 is none)
             pts = [dict(value=_coords(k2, c2)[dim], seeds=_point_seeds(c2)) for k2, c2 in every
-                   if c2 is not c and fam(k2, c2) == fam(k, c) and same(k2, c2) and _coords(k2, c2)[dim] != here[dim]]
+                   if c2 is not c and fam(k2, c2) == fam(k, c) and same(k2, c2) and _coords(k2, c2)[dim] in vals]
             s['sweep'] = pts or []
         resolve_sweeps(c)
     return exps
