@@ -24,7 +24,7 @@ from ..experiments.analysis import plot_diagnostics
 from ..experiments.real_data import EXPERIMENT_DATA, check_data, data_source
 from ..engine import distributed
 from ..data.hub import hub_status
-from ..paper.rule import add_seeds, annotate, differing, needs_seeds
+from ..paper.rule import add_seeds, annotate, differing, needs_seeds, link_sweeps, sweep_plan
 from ..paper.paper_map import ledger_md
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a933407f
@@ -293,6 +293,8 @@ def write_outputs(out, entries: dict) -> dict:
         res['experiments'] = dict(
             sorted(ex.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
         )
+        link_sweeps(res['experiments'])   # each claim's side-by-side points, over every entry of the file
+        res['sweeps_due'] = sweep_plan(res['experiments'])
         res['updated'] = _now()
         files.write_json(out / 'results.json', res)
         runs = diagnostics_runs(res)
@@ -394,6 +396,17 @@ def _quick_head(ex: dict) -> list:
             f"marked *not judged*, and count for nothing; the verdicts on the paper come from a full run "
             f"(`attn-tokens reproduce` with the full data: `ATTN_TOKENS_DATA` or `--data-dir`).", '']
 
+def _sweeps_due(res) -> list:
+    """The report's list of the declared sweep points owed (`paper.rule.sweep_plan`): claims whose main point fails
+    on every converged seed read undecided until these run."""
+    plan = sweep_plan(res['experiments'])
+    if not plan: return []
+    return ['## Sweeps due', '', "These claims of the paper fail on every converged seed at their main point; the "
+            "declared values of the open settings below were not run, so they read *undecided* (\"sweep not run "
+            "yet\") until they are. This command does not run them yet.", '',
+            *[f"- **{p['experiment']}**, {p['setting']}: {'; '.join(map(str, p['values']))} "
+              f"({len(p['claims'])} claims)" for p in plan], '']
+
 def report_md(res) -> str:
     """The report: what a quick run is (when it is one), the paper's claims, then ours, each with measured value,
     rule, whether this run meets it, its result in one vocabulary (`framework.claim_words`) and the same statistic
@@ -426,7 +439,7 @@ def report_md(res) -> str:
         L += ["## Our own claims (not the paper's)", '',
               "Checks we add; a rule not met here is not a finding about the paper.", '',
               *_claim_table(ours, sizes)]
-    L += _failing(claims, sizes) + ['## Experiments', '']
+    L += _failing(claims, sizes) + _sweeps_due(res) + ['## Experiments', '']
     for n, r in ex.items(): L += _experiment_md(n, r)
     if len(diagnostics_runs(res)) >= 2:
         L += ['## Diagnostics', '', 'Shape statistics (Spearman of the E^T v bin means, U ratio of '

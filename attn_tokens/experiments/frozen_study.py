@@ -4,7 +4,7 @@
 
 # %% auto #0
 __all__ = ['EVERY_TOKEN', 'SKLEARN_PATTERN', 'vocabulary_against_published', 'sklearn_tokenizer', 'load_study', 'study_rows',
-           'budget_rows', 'plot_frozen_study', 'claim_summary']
+           'budget_rows', 'plot_frozen_study', 'claim_summary', 'frozen_finding']
 
 # %% ../../nbs/experiments/07b_frozen_study.ipynb #ac2cec0a
 import json
@@ -139,3 +139,25 @@ def claim_summary(study: dict) -> list:
               for s in c['settings'] if s.get('sweep') is not None}
         out.append(dict(id=c['id'], rule=c['rule'], seeds=c['seeds'], sweeps=sw))
     return out
+
+# %% ../../nbs/experiments/07b_frozen_study.ipynb #b53ff001
+def frozen_finding(study: dict) -> dict:
+    """What the study shows, from its runs: the main point's frozen runs at the budget sweep's first cap (`short`:
+    test accuracy and loss per seed), the frozen runs of the main setting (main, or the diagnostic with the rule off)
+    trained at least the sweep's last cap (`long`), the trained main runs (`trained`), and the sentence saying so."""
+    runs, caps = study['runs'].values(), study['design']['caps']
+    diag = f"diagnostic: {study['design']['diagnostic']['value']}"
+    main = sorted((r for r in runs if r['kind'] == 'frozen' and r['name'] == 'main'), key=lambda r: r['seed'])
+    short = [next(c for c in r['caps'] if c['cap'] == caps[0]) for r in main]
+    long = [r for r in runs if r['kind'] == 'frozen' and r['name'] in ('main', diag) and r['steps'] >= caps[-1]]
+    tr = [r['test_acc'] for r in runs if r['kind'] == 'trained' and r['name'] == 'main']
+    if not (short and long and tr): return dict(short=short, long=long, trained=tr, text='not measured yet')
+    la, ll = [r['test_acc'] for r in long], [c['test_loss'] for c in short]
+    gap, accs = sum(tr) / len(tr) - sum(la) / len(la), ' / '.join(f"{c['test_acc']:.3f}" for c in short)
+    text = (f"after {caps[0]} full-batch Adam steps the frozen model gives test accuracy "
+            f"{accs} and test loss {min(ll):.2f}-{max(ll):.2f} (seeds "
+            f"{', '.join(str(r['seed']) for r in main)}): the authors' 72% and 0.6 at once; every frozen run of the main "
+            f"setting trained {caps[-1]:,} steps or more ({len(long)} runs) gives {min(la):.3f}-{max(la):.3f}, "
+            f"{100 * gap:.0f} points below trained embeddings ({sum(tr) / len(tr):.3f})")
+    return dict(short=short, long=long, trained=tr, text=text)
+

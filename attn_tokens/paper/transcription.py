@@ -101,6 +101,26 @@ UNCHECKED = {   # the authors' sentences about experiments that no claim checks:
         '+1 label and with the -1 label, and our metric will be small in such cases'),
         ("true of the metric by its definition (alpha_s is the difference of the two labels' "
          "frequencies), not an outcome of a run; a statement about data ('likely') with no threshold")),
+    'v_moves_relevant': ((
+        'This means that yEsvy E_s^\\top v will be increasing if ss is relevant, and EsvE_s^\\top v will not move a '
+        'lot if ss is irrelevant, since it appears exactly the same number of times in positive and negative sequences.'),
+        ("a step of the authors' argument for training v with the context embeddings fixed, on data where each token "
+         "is relevant or irrelevant (Assumption 1) and p selects every relevant token: no run trains v with E fixed "
+         "on such data (the one-step protocol trains p and v on IMDB, where no token is irrelevant in that sense), and "
+         "'will not move a lot' states no threshold")),
+    'delta_assumption1': ((
+        'To recover a setting that satisfies Assumption 1, we can simply set δ~=(S1)/S,\\tilde \\delta = '
+        '(|\\mathcal S|-1)/|\\mathcal S|, then with high probability the dataset satisfies Assumption 1.'),
+        ("delta~ is a parameter of equation (15), which is in the paper's body: our generator "
+         "(make_importance_continuum) is a reconstruction without that parameter, so the statement about their "
+         "generator cannot be run")),
+    'irrelevant_score_order': ((
+        'Even though the score differences between different irrelevant tokens are of order O(1/d),O(1/\\sqrt{d}), '
+        'these errors matter when the gradient norm is diverging to infinity'),
+        ("a step of the authors' argument, checked as theory: after one step an irrelevant token's score is its "
+         "initial E_s(0)^T v (at most F = max_s |E_s(0)^T v|, of order sqrt(log V / d) at the N(0, 1/d) "
+         "initialisation) plus an error within Proposition C's bound eta0 beta_s (F/4 + F^3/48), which "
+         "theory/02_stage1 checks for every token (the map's Lemma 4.1 row); no experiment adds to it")),
 }
 
 # %% ../../nbs/paper/09_transcription.ipynb #39c9bb98

@@ -1,7 +1,8 @@
 """Recompute the record and the word of every claim of the paper in a stored reproduce results.json, from the numbers and
 seed runs it already holds, without running anything (issue 47, item 1): each claim of the paper gets its stable `id`, its
-`seeds` at the main point ([{seed, value, pass, converged}], the seed runs matched by id), its `settings` with a declared sweep or
-"not swept: <reason>" on each open setting (paper.rule.SWEEPS: the one-step eta0 sweep, the frozen model's budget), and the
+`seeds` at the main point ([{seed, value, pass, converged}], each pass recomputed from its value and rule, the seed runs matched by id), its `settings` with, on each open
+setting, the points of its declared sweep (paper.rule.SWEEPS and the claims judged side by side: `link_sweeps`), "sweep not
+run yet" where the main point fails on every converged seed and no point is stored, or a reason of paper.rule.NOT_SWEPT, and the
 word `record_word` computes from that record alone; the transformer ladder's claims that restate the authors' (R0's shapes,
 R1's W_KQ p) become the paper's with their quotes (paper.paper_map.ladder_paper). Claim values are not touched.
 
@@ -16,7 +17,7 @@ It checks, then writes the file back atomically with this command recorded in `r
 import argparse, sys
 from datetime import datetime, timezone
 from attn_tokens.infra.files import write_json
-from attn_tokens.paper.rule import annotate, record_word, check_entry, RecordError
+from attn_tokens.paper.rule import annotate, link_sweeps, record_word, check_entry, RecordError
 from attn_tokens.paper.paper_map import ladder_paper
 from study_files import StudyError, fail, read_json   # this folder (the script's own) is on sys.path
 
@@ -31,6 +32,7 @@ def rejudge(res: dict) -> dict:
         check_entry(name, r)
         annotate(name, r)
         if name == 'transformer_ladder': ladder_paper(r)
+    link_sweeps(res['experiments'])      # the points judged side by side (other sets, constructions, rungs)
     return res
 
 def problems(res: dict) -> list:
