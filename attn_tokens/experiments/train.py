@@ -198,11 +198,15 @@ def train_val_split(n, cfg):
     return perm[nv:].sort().values, perm[:nv].sort().values
 
 # %% ../../nbs/experiments/04_train.ipynb #8c2db3f4
-def _grad_norm(ps):
-    "Euclidean norm of the gradients of the parameters `ps` together."
-    return math.sqrt(
-        sum(float(p.grad.detach().double().pow(2).sum()) for p in ps if p.grad is not None)
-    )
+def _grad_norm(ps, chunk=1 << 20) -> float:
+    """Euclidean norm of the gradients of the parameters `ps` together, summed in float64 a chunk at a
+    time (no float64 copy of a large gradient such as E's)."""
+    s = 0.
+    for p in ps:
+        if p.grad is None: continue
+        g = p.grad.detach().reshape(-1)
+        s += sum(float(g[i:i + chunk].double().pow(2).sum()) for i in range(0, g.numel(), chunk))
+    return math.sqrt(s)
 
 # %% ../../nbs/experiments/04_train.ipynb #9f87cbb9
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
