@@ -229,7 +229,9 @@ def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empt
         test_loss=test_loss, **test_by_class(model, te), steps=res.steps, best_step=res.best_step,
         stop_reason=res.stop_reason, val_acc=res.val_acc, seconds_tokenise=t1 - t0,
         seconds_train=res.seconds, duplicates=dup, duplicates_note=why,
-        class_shares=(torch.bincount(tr.labels, minlength=K).double() / tr.n).tolist(), **info))
+        class_shares=(torch.bincount(tr.labels, minlength=K).double() / tr.n).tolist(), **info,
+        # what the convergence rule read at its last check (the one-step protocol's p and v)
+        **({'rule': res.rule} if res.rule is not None else {})))
 
 # %% ../../nbs/commands/10e_select.ipynb #cdnew0069
 def undefined_why(centers, means, kind: str, p_zero: bool = False) -> str:

@@ -5,7 +5,7 @@
 # %% auto #0
 __all__ = ['DEEP_SIZES', 'MLP_SIZES', 'MLP_JUDGED', 'MULTI_SIZES', 'POOL_SIZES', 'MULTI_DATA', 'yelp_multiclass',
            'yelp_pool_multiclass', 'YELP4', 'yelp_4class', 'yelp_pool_4class', 'two_layer', 'mlp_readout',
-           'mlp_train_config', 'mlp_judged', 'mlp', 'four_classes', 'balanced', 'yelp4_axes']
+           'mlp_train_config', 'mlp_tol', 'mlp_judged', 'mlp_rule', 'mlp', 'four_classes', 'balanced', 'yelp4_axes']
 
 # %% ../../nbs/experiments/07_extensions.ipynb #a2b8a583
 import copy, dataclasses, functools, math, tempfile, time
@@ -17,7 +17,8 @@ import torch
 from ..engine import core
 from ..data import stats
 from ..engine.models import OneLayerAttention, TwoLayer, ResidualMLP
-from .train import TrainConfig, train, evaluate, _dir_change, train_val_split
+from .train import (TrainConfig, train, evaluate, _dir_change, train_val_split,
+                                           window_rule, rounding_bound)
 from ..data.tokens import TokenData
 from .analysis import (class_report, shape_stats, plot_importance,
                                               signed_frequency,
@@ -130,26 +131,44 @@ MLP_JUDGED = ('readout_rises_paper_bins', 'p_vs_paper')
 
 def mlp_train_config(settings, n, seed, ckpt=None, progress=False) -> TrainConfig:
     """The MLP's run: Adam on mini-batches, no early stopping, validated once per epoch, the last
-    model kept; `tol` is PAPER.tol per PAPER.eval_every steps, over an epoch (the rate
-    `mlp_judged` applies to the direction); the loop's stopping rules are off (judged per epoch)."""
+    model kept; the loop's stopping rules are off (the run is judged per epoch on full-batch
+    evaluations by `train.window_rule`, `_mlp_epochs`)."""
     # batches per epoch of the training split (val_frac 0.1)
     k = math.ceil((n - round(0.1 * n)) / settings['batch'])
     return TrainConfig(lr=settings['lr'], steps=settings['epochs'] * k,
                        batch_size=settings['batch'], val_frac=0.1, eval_every=k,
-                       patience=None, tol=PAPER.tol * k / PAPER.eval_every, dir_tol=None,
-                       keep_last=True, seed=seed, ckpt=ckpt, progress=progress)
+                       patience=None, keep_last=True, seed=seed, ckpt=ckpt, progress=progress)
+
+def mlp_tol(k) -> float:
+    "The direction tolerance of one epoch of k batches: PAPER.tol per PAPER.eval_every steps, over k steps."
+    return PAPER.tol * k / PAPER.eval_every
 
 def mlp_judged(rows, tol, window=3, settle=0.02, keys=MLP_JUDGED) -> int | None:
-    """The first epoch e at which the run is judged: the direction has settled (1 - cos <= `tol` in
-    each of the `window` epochs ending at e) and so has every statistic of `keys` (it changes by at
-    most `settle` over them: max - min of its values at the ends of epochs e - window .. e); None if
-    none. `rows[j]`: the end of epoch j (rows[0]: the initialisation)."""
+    """The first epoch e at which the run is judged: the common convergence rule holds on the window of
+    epochs e - window .. e (`mlp_rule`: rows with `full_loss`), the direction has settled (1 - cos <=
+    `tol` in each of the `window` epochs ending at e) and so has every statistic of `keys` (it changes
+    by at most `settle` over them: max - min of its values at the ends of epochs e - window .. e); None
+    if none. `rows[j]`: the end of epoch j (rows[0]: the initialisation)."""
     for e in range(window, len(rows)):
         w = rows[e - window:e + 1]
-        if all(r['dir_change'] <= tol for r in w[1:]) and all(
+        if ('full_loss' not in rows[e] or mlp_rule(rows[:e + 1], window)['converged']) and all(
+                r['dir_change'] <= tol for r in w[1:]) and all(
                 max(r[k] for r in w) - min(r[k] for r in w) <= settle for k in keys):
             return e
     return None
+
+def mlp_rule(rows, window=3) -> dict:
+    """`train.window_rule` on the last `window` epochs of `rows` (each with the full-batch training loss
+    `full_loss` and gradient norm `grad_norm` at the epoch's end, `n` the training sequences): the
+    relative-decrease tolerance PAPER.tol per PAPER.eval_every steps over the window's steps, the
+    gradient at most sqrt(PAPER.tol) of its largest over the run; its record."""
+    w, k = rows[-1 - window:], rows[-1]['k']
+    rec = dict(step=rows[-1].get('step', 0), window=[r['full_loss'] for r in w] if len(rows) > window else [],
+               grad_norm=rows[-1]['grad_norm'], grad_ref=max(r['grad_norm'] for r in rows),
+               tol=PAPER.tol * window * k / PAPER.eval_every, grad_rtol=math.sqrt(PAPER.tol),
+               u=rounding_bound(rows[-1]['n']), n_classes=2, settled=False)
+    return rec | window_rule(rec['window'], rec['grad_norm'], rec['grad_ref'], rec['tol'],
+                             rec['grad_rtol'], None, rec['u'])
 
 # %% ../../nbs/experiments/07_extensions.ipynb #edc2a23c
 def _judged_stats(m, tr, x) -> dict:
@@ -159,15 +178,30 @@ def _judged_stats(m, tr, x) -> dict:
                 compare_table('mlp_v', x, mlp_readout(m, tr, token=False)['mean'])['shape_ours']['spearman'],
             'p_vs_paper': compare_table('mlp_p', x, m.scores()['p'])['spearman']}
 
+def _full_loss_grad(m, tr, itr, chunk=500) -> dict:
+    """The full-batch training loss of model `m` on the rows `itr` of `tr` and the norm of its gradient
+    in all of m's parameters, accumulated chunk by chunk (no full-size activations)."""
+    m.zero_grad(set_to_none=True); n, tot = len(itr), 0.
+    for i in range(0, n, chunk):
+        j = itr[i:i + chunk]; y = tr.labels[j]
+        loss = m.loss(m.prepare(tr.tokens[j], y), y) * (len(j) / n)
+        loss.backward(); tot += float(loss)
+    g = math.sqrt(sum(float(q.grad.double().pow(2).sum()) for q in m.parameters() if q.grad is not None))
+    m.zero_grad(set_to_none=True)
+    return {'full_loss': tot, 'grad_norm': g}
+
 def _mlp_epochs(Model, tr, x, settings, seed, ckdir, progress=False):
     """Train one MLP model epoch by epoch (resuming the loop's checkpoint in `ckdir`, so the
     trajectory is one run's) until `mlp_judged` or the cap; the model at its last parameters, the
     best-validation parameters, the per-epoch rows, the judged epoch (None: the cap), tol, k."""
     tc = mlp_train_config(settings, tr.n, seed, str(Path(ckdir) / f'mlp_s{seed}.ckpt'), progress)
-    k, tol = tc.eval_every, tc.tol
+    k = tc.eval_every; tol = mlp_tol(k)
+    itr, _ = train_val_split(tr.n, tc)
     m = Model(tr.V, settings['d'], seed=seed)
     prev = [t.detach().clone() for t in m.parameters()]
-    rows, judged = [{'epoch': 0, 'dir_change': None, **_judged_stats(m, tr, x)}], None
+    at = dict(k=k, n=len(itr))
+    rows, judged = [{'epoch': 0, 'dir_change': None, **at, **_full_loss_grad(m, tr, itr),
+                     **_judged_stats(m, tr, x)}], None
     for e in range(1, settings['epochs'] + 1):
         m = Model(tr.V, settings['d'], seed=seed)
         r = train(m, tr.tokens, tr.labels, dataclasses.replace(tc, steps=e * k))
@@ -176,7 +210,7 @@ def _mlp_epochs(Model, tr, x, settings, seed, ckdir, progress=False):
         cur = [t.detach().clone() for t in m.parameters()]
         rows.append({'epoch': e, 'step': r.steps, 'dir_change': _dir_change(prev, cur),
                      'epoch_loss': sum(h['train_loss'] for h in r.history[-k:]) / k,
-                     **_judged_stats(m, tr, x)})
+                     **at, **_full_loss_grad(m, tr, itr), **_judged_stats(m, tr, x)})
         prev, judged = cur, mlp_judged(rows, tol, settings['window'], settings['settle'])
         if judged is not None: break
     return m, best, rows, judged, tol, tc
@@ -220,7 +254,9 @@ def _mlp_run(Model, tr, te, settings, cfg, seed, tag):
            'judged': judged is not None, 'judged_epoch': judged, 'tol': tol,
            'why': (f"settled at epoch {judged}" if judged is not None
                    else f"the cap ({settings['epochs']} epochs)"),
-           **_mlp_fit(m, best, tr, te, tc), 'epoch_rows': rows, 'train_seconds': time.time() - t0}
+           **_mlp_fit(m, best, tr, te, tc), 'epoch_rows': rows, 'train_seconds': time.time() - t0,
+           # what the common rule read at the last epoch (train.window_rule)
+           'rule': mlp_rule(rows, settings['window']) | {'stop': 'converged' if judged is not None else 'steps'}}
     sc, ro = m.scores(), mlp_readout(m, tr)
     comps = {}
     for key, name, y in (('readout', 'mlp_v', ro['mean']), ('readout_token', 'mlp_v', ro['token']),

@@ -184,6 +184,8 @@ def fit(model, train_data, test_data, tcfg: TrainConfig) -> dict:
            'val_loss': r.val_loss, 'val_acc': r.val_acc, 'train_loss': r.train_loss,
            'train_seconds': r.seconds, 'resumed_from': r.resumed_from,
            'converged_by': r.converged_by}
+    # what the convergence rule read at its last check (train.window_rule), where it ran
+    if r.rule is not None: out['rule'] = r.rule
     # the direction rule (TrainConfig.dir_tol): its last check
     at = [h for h in r.history if 'dir_change' in h]
     if at:

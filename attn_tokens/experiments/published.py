@@ -47,11 +47,14 @@ class PaperSetting:
                                   # own multi-class tables give 0.88, 0.90
     tokenizer: str = ("ours (attn_tokens.data.text.Tokenizer: lower case, words and !/?); the "
                       "rebuttal's is not stated")
-    convergence: str = ("no early stopping; trained until the training loss falls by less than tol "
-                        "(relative) over eval_every steps, or, where every training margin is "
+    convergence: str = ("no early stopping; trained until, at a check every eval_every steps, "
+                        "no full-batch training loss of the last eval_every steps exceeds the one "
+                        "before (beyond float rounding), the gradient norm of the trained parameters "
+                        "is at most sqrt(tol) of its largest in the run, and the loss fell over "
+                        "those steps by less than tol (relative) or, where every training margin is "
                         "positive (the model separates its training set, so the loss only tends to "
-                        "0), until the direction of the trained parameters changes by 1 - cos <= "
-                        "tol over eval_every steps; or the step budget is reached (then the run is "
+                        "0), the direction of the trained parameters changed by 1 - cos <= tol "
+                        "(train.window_rule); or the step budget is reached (then the run is "
                         "reported as not converged)")
     tol: float = 1e-3
     eval_every: int = 5

@@ -15,6 +15,7 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import math, numbers, re
 from ..experiments.framework import rule_pass, point_passes
+from ..experiments.train import rule_verdict
 from ..experiments.published import PAPER, QUOTES
 
 # %% ../../nbs/paper/09a_rule.ipynb #ed8171b8
@@ -111,14 +112,27 @@ def _curve_point(nums):
     pts = [p for p in nums.get('curve') or [] if isinstance(p, dict) and p.get('d') == nums.get('d')]
     return pts[0] if pts else None
 
+def _by_rule(nums):
+    """A record's convergence decided again from what the convergence rule read (`rule`, written by
+    train.window_rule's record since the rule that reads the whole window): it stopped by the rule and the rule holds on the record;
+    None if the record carries no `rule` (written before it)."""
+    rec = nums.get('rule') if isinstance(nums, dict) else None
+    if not isinstance(rec, dict): return None
+    return nums.get('stop_reason', 'converged') == 'converged' and bool(rule_verdict(rec)['converged'])
+
 def converged(nums: dict):
     """Whether a run converged, defined once for every run: it stopped by its convergence rule
     (`stop_reason` 'converged'); a run that stopped for any other reason (step cap, early stop, patience)
-    has not. Several seeds each judged by its own rule (the MLP's `judged`): every one judged before its
-    cap; a curve over d (frozen_embeddings): both runs at the run's d converged. None if not recorded."""
+    has not. A record with the rule's record (`rule`) is decided again from it (`train.rule_verdict`:
+    the window's losses, the gradient norms, the tolerances), not from its flags; a record without one
+    (written by the older two-end test) is read as before, from `stop_reason`. Several seeds each judged by
+    their own rule (the MLP's `judged`, and its `rule` where recorded): every one judged before its cap; a
+    curve over d (frozen_embeddings): both runs at the run's d converged. None if not recorded."""
     runs, pt = _seed_runs(nums), _curve_point(nums)
-    if runs: return all(r['judged'] for r in runs)
+    if runs: return all(r['judged'] and _by_rule(r) is not False for r in runs)
     if pt is not None: return bool(pt.get('converged_frozen')) and bool(pt.get('converged_trained', True))
+    by = _by_rule(nums)
+    if by is not None: return by
     if nums.get('stop_reason') is not None: return nums['stop_reason'] == 'converged'
     return None if nums.get('converged') is None else bool(nums['converged'])
 

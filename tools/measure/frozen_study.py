@@ -7,10 +7,12 @@ with declared sweeps of the settings the sentences leave open (data set, trainin
 tokenizer), one factor at a time around the main point. Every value below is fixed here before any run, with its
 reason; none is chosen on an outcome.
 
-Converged, once for every run: the package's convergence rule (experiments/train.py with PAPER.tol, PAPER.eval_every,
-no early stopping: the training loss falls by less than tol (relative) over eval_every steps, or every training
-margin is positive and the direction of (p, v) moves by 1 - cos <= tol over eval_every steps). A run that stops for any
-other reason (its step cap) has not converged.
+Converged, once for every run: the package's convergence rule (experiments/train.py's window_rule with PAPER.tol,
+PAPER.eval_every, no early stopping: no training loss of the last eval_every steps above the one before, the gradient
+norm of (p, v) at most sqrt(tol) of its largest, and a relative fall below tol over them, or every training margin
+positive and the direction of (p, v) moved by 1 - cos <= tol over them); each run records what the rule read (`rule`).
+A run that stops for any other reason (its step cap) has not converged. The runs stored before that rule were stopped
+by its two-end predecessor, which a rising loss could fool (04_train replays three such stops).
 
 Resumable: a record per run, the file rewritten atomically after each run; a rerun skips finished runs. A run that
 raised (out of memory included) is kept with its error, listed in `failed` and `remaining`, run again next time, and no
@@ -198,7 +200,7 @@ def tcfg(s, kind, seed, steps, ckpt=None):
                        progress=False)
 
 RESULT = ('steps', 'converged', 'stop_reason', 'converged_by', 'test_acc', 'test_loss', 'test_acc_last',
-          'test_loss_last', 'train_loss', 'val_acc', 'best_step')
+          'test_loss_last', 'train_loss', 'val_acc', 'best_step', 'rule')
 
 def one_run(kind, s, seed, data_dir, caps=()):
     """Train one run; its record. With `caps`, the frozen run is read at each cap on the way (each cap resumes the

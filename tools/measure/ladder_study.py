@@ -4,12 +4,13 @@ resumable (every finished run is kept; a rerun does the rest).
 
 The size rule, fixed before the rungs: SIZES are tried in increasing cost, R0 alone (phase `size`); the chosen size is
 the first at which R0, on every seed of SEEDS and on both data sets,
-  (a) converges before CAP steps: the full-batch training loss falls below LOSS_TOL (the training set separated: on
-      separable data the logistic loss falls geometrically for ever and only the direction converges), or its
-      relative fall over WINDOW steps is below TOL while the loss is below PLATEAU_FACTOR = 1/2 of H(y), the loss of
-      the best constant prediction (the binary entropy of the training labels: log 2 when balanced). The guard: a
-      model at its start predicts nearly a constant (|f| small), so its loss sits near H(y), and a flat stretch there
-      is the start of training, not its end;
+  (a) converges before CAP steps by the package's one convergence rule (experiments/train.window_rule, 04_train), read
+      every K = PAPER.eval_every steps on the full batch: no training loss of the last K steps exceeds the one before
+      (beyond the float rounding bound), the gradient norm of all trained weights is at most sqrt(TOL) of its largest
+      in the run, and the loss fell over those steps by less than TOL (relative) or, on a separated training set
+      (every training margin positive: the logistic loss only tends to 0), the direction of the weights moved by
+      1 - cos <= TOL over them; TOL = PAPER.tol. (Rule version 2, superseded: the loss below LOSS_TOL = 1e-3, or a
+      relative fall below TOL over 50 steps under H(y)/2; it read the ends of a window only.)
   (b) selects: over the test sequences, the mean mid-rank quantile of the importance |P(1|s) - P(0|s)| (on the whole
       training split, tokens with at least the set's min_count occurrences) of the token of largest [CLS] attention,
       among the sequence's tokens, exceeds uniform attention's (exactly 1/2) by more than two standard errors of the
@@ -34,6 +35,8 @@ import torch
 from attn_tokens.infra.files import write_json
 from attn_tokens.experiments.framework import ExpConfig
 from attn_tokens.experiments.real_data import DATASET, load_real
+from attn_tokens.experiments.published import PAPER
+from attn_tokens.experiments.train import window_rule, rounding_bound, _dir_change
 from attn_tokens.experiments.transformer_ladder import (LADDER, LADDER_SETS, build, reference, top_share,
                                                          test_accuracy, device_line, importance_of,
                                                          selection_quantiles, selects)
@@ -46,40 +49,53 @@ SIZES = {   # increasing cost; min_count as the ladder's sizes; d and heads grow
     's4': dict(n_train=5000, n_test=1000, max_len=256, d=128, heads=4, lr=0.001),
     'gpu': dict(n_train=10000, n_test=2000, max_len=512, d=256, heads=8, lr=0.001)}
 MIN_COUNT = {'imdb': 20, 'yelp_sentences': 5}
-SEEDS, WINDOW, TOL, LOSS_TOL, PLATEAU_FACTOR, CAP = (0, 1, 2), 50, 1e-3, 1e-3, 0.5, 5000
-RULE_VERSION = 2   # 1: selection by the top-decile |alpha_s| share (superseded); 2: the importance quantile
+SEEDS, K, TOL, CAP = (0, 1, 2), PAPER.eval_every, PAPER.tol, 5000
+# 1: selection by the top-decile |alpha_s| share (superseded); 2: the importance quantile, the two-end stopping rule
+# (superseded); 3: the importance quantile, the package's convergence rule (train.window_rule)
+RULE_VERSION = 3
 
 def constant_loss(labels) -> float:
     "H(y): the logistic loss of the best constant prediction on `labels` (0/1), the binary entropy in nats."
     m = float(torch.as_tensor(labels).double().mean())
     return 0. if m in (0., 1.) else -(m * math.log(m) + (1 - m) * math.log(1 - m))
 
+def _grad_norm(ps) -> float:
+    return math.sqrt(sum(float(q.grad.double().pow(2).sum()) for q in ps if q.grad is not None))
+
 def train_to_convergence(m, tr, lr, seed):
-    """AdamW full batch until the loss is below LOSS_TOL, or falls by less than TOL (relative) over WINDOW steps
-    while below PLATEAU_FACTOR H(y), or CAP steps. Returns (steps, converged, last loss, stop reason)."""
+    """AdamW full batch until train.window_rule holds at a check (every K steps; the direction route where the
+    training set is separated), or CAP steps. Returns (steps, converged, last loss, the rule's record at the last
+    check). The loss of step s is taken at the weights before step s, and its gradient there."""
     torch.manual_seed(seed)
-    opt = torch.optim.AdamW([q for q in m.parameters() if q.requires_grad], lr=lr, weight_decay=0.)
+    ps = [q for q in m.parameters() if q.requires_grad]
+    opt = torch.optim.AdamW(ps, lr=lr, weight_decay=0.)
     dev = next(m.parameters()).device
     b, y = m.prepare(tr.tokens), torch.as_tensor(tr.labels).to(dev)
-    guard = PLATEAU_FACTOR * constant_loss(tr.labels)
-    losses = []
+    u, losses, grads, prev, rec = rounding_bound(len(tr.tokens)), [], [], None, None
     for step in range(1, CAP + 1):
-        opt.zero_grad(); loss = m.loss(b, y); loss.backward(); opt.step()
+        opt.zero_grad(); loss = m.loss(b, y); loss.backward()
         losses.append(float(loss.detach()))
-        if losses[-1] < LOSS_TOL: return step, True, losses[-1], 'loss below LOSS_TOL'
-        if (step > WINDOW and losses[-1] < guard
-                and (losses[-WINDOW - 1] - losses[-1]) < TOL * abs(losses[-WINDOW - 1])):
-            return step, True, losses[-1], 'plateau below H(y)/2'
-    return CAP, False, losses[-1], 'cap'
+        if step == 1 or step % K == 0: grads.append(_grad_norm(ps))
+        if step % K == 0:
+            cur, settled = [q.detach().clone() for q in ps], False
+            if prev is not None and _dir_change(prev, cur) <= TOL:
+                settled = test_accuracy(m, tr.tokens, tr.labels) == 1.0
+            prev, w = cur, (losses[-K - 1:] if len(losses) > K else [])
+            rec = dict(step=step, window=w, grad_norm=grads[-1], grad_ref=max(grads), tol=TOL, u=u, settled=settled)
+            rec |= window_rule(w, grads[-1], max(grads), TOL, u=u, settled=settled)
+            if rec['converged']: return step, True, losses[-1], rec
+        opt.step()
+    return CAP, False, losses[-1], rec
 
 def one_run(rung, name, tr, te, ref, s, seed, device):
     t0, c0 = time.time(), time.process_time()
     m = build(rung, tr.V, s['d'], seed, n_heads=s['heads'] if rung >= 'R3' else None, max_len=s['max_len']).to(device)
-    steps, conv, loss, why = train_to_convergence(m, tr, s['lr'], seed)
+    steps, conv, loss, rule = train_to_convergence(m, tr, s['lr'], seed)
+    why = rule['reason'] if rule else 'no check'
     m = m.cpu()
     sel = selects(*selection_quantiles(m, te.tokens, ref['importance']))
     share, acc, u, n = top_share(m, te.tokens, ref['top']), test_accuracy(m, te.tokens, te.labels), ref['share_uniform'], len(te.tokens)
-    return dict(rung=rung, data=name, seed=seed, steps=steps, converged=conv, stop=why,
+    return dict(rung=rung, data=name, seed=seed, steps=steps, converged=conv, stop=why, rule=rule,
                 verdict='run' if conv else f'undecided (cap {CAP})', loss=loss, **sel, share=share, share_uniform=u,
                 test_acc=acc, classifies=acc - 0.5 > 2 * math.sqrt(0.25 / n),
                 seconds=time.time() - t0, cpu_seconds=time.process_time() - c0)
@@ -122,8 +138,8 @@ def main(argv=None):
     res.setdefault('commands', []).append('ATTN_TOKENS_DATA=<data> nice -n 19 python tools/measure/ladder_study.py '
                                           + ' '.join(argv if argv is not None else sys.argv[1:]))
     res['command'] = res['commands'][-1]   # the last one (every file of nbs/measured names the command that made it)
-    res['settings'] = dict(sizes=SIZES, min_count=MIN_COUNT, seeds=list(SEEDS), window=WINDOW, tol=TOL,
-                           loss_tol=LOSS_TOL, plateau_factor=PLATEAU_FACTOR, cap=CAP, threads=torch.get_num_threads())
+    res['settings'] = dict(sizes=SIZES, min_count=MIN_COUNT, seeds=list(SEEDS), window=K, tol=TOL,
+                           grad_rtol=math.sqrt(TOL), cap=CAP, threads=torch.get_num_threads())
     cfg = ExpConfig(size='full')
     refs = {}
     def data(size, name):
