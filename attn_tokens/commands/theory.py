@@ -159,9 +159,9 @@ def run_flags(args) -> dict:
     """The flags that define a `theory` run, JSON-plain (d = inf as 'inf', the window as [LO, HI]): every
     parsed argument but where it writes, whether it overwrites, its progress bar and threads. What a
     rerun repeats (`rerun_command`) and what a resumed run must match (`prior_record`)."""
-    keep = {k: v for k, v in sorted(vars(args).items())
-            if k not in _NOT_FLAGS and not k.startswith('_') and not callable(v)}
-    keep['d'] = _d_text(keep['d']) if keep['d'] == math.inf else keep['d']
+    own = {a.dest for a in cli_parser(argparse.ArgumentParser())._actions}   # not what attn-tokens adds
+    keep = {k: v for k, v in sorted(vars(args).items()) if k in own and k not in _NOT_FLAGS}
+    keep['d'] = 'inf' if keep['d'] == math.inf else keep['d']
     return json.loads(json.dumps(json_safe(keep)))
 
 def rerun_command(flags) -> str:
@@ -361,7 +361,7 @@ def _premise_mark(premises) -> tuple:
     "(held, the mark for the console) of one eta0's premises of Theorem 4.3 (theorem_premises)."
     failed = [q for q in premises if q['held'] is False]
     if not failed: return True, 'inside the premises'
-    q = failed[-1] if failed[-1]['premise'].startswith('eta0 >=') else failed[0]
+    q = failed[0]                  # the data's or d's premise first: eta0's fails with them
     why = (f"eta0 / eta*(F_delta) = {q['value']:.3g} < 1" if q['premise'].startswith('eta0 >=')
            else q['premise'].split(' (')[0])
     return False, f"outside the premises: {why}"
