@@ -111,7 +111,7 @@ def _bisect(point, a, b, rtol):
     "Bisect (geometric mean) between a reached and a not-reached point: (the edge, the points run)."
     run, seen = [], {a['outcome'], b['outcome']} - {'reached'}
     while b['eta0'] / a['eta0'] - 1 > rtol:
-        mid = point(math.sqrt(a['eta0'] * b['eta0']), 'bisection'); run.append(mid)
+        mid = point(math.sqrt(a['eta0'] * b['eta0'])); mid['stage'] = 'bisection'; run.append(mid)
         if mid['outcome'] != 'reached': seen.add(mid['outcome'])
         if (mid['outcome'] == 'reached') == (a['outcome'] == 'reached'): a = mid
         else: b = mid
@@ -138,7 +138,7 @@ def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, l
     ts = TokenSet.make(small, torch.as_tensor(labels), len(ids))
     check_runnable(ts, ts.labels, ts.V)          # an input no eta0 can run: refused once, before the scan
     log = log or ScanLog()
-    def point(e, stage):
+    def point(e, stage='bisection'):
         p = dict(log.done[e], resumed=True) if e in log.done else window_point(ts, d, e, kw) | dict(stage=stage)
         if log.on_point is not None: log.on_point(p)
         return p
