@@ -204,14 +204,19 @@ def prior_record(args, out) -> dict | None:
                               "it again, or choose another --out")
     return rec
 
+@contextlib.contextmanager
 def out_lock(out: Path):
     """The run's hold on --out while it runs: `files.folder_lock` on the file .OUT.lock beside it (the
     kernel drops it when the process ends, however it ends); a second run writing the same --out is
-    refused at once, naming the other (its pid, start and command)."""
-    return folder_lock(out.parent, timeout=0, name=f'.{out.name}.lock', busy=lambda other: OutputPathError(
-        f"--out {out} is being written by another theory run ({other}); two runs would replace each "
-        "other's record: wait for that run to finish (then rerun this command to resume or --force), "
-        "or give this one another --out"))
+    refused at once, naming the other (its pid, start and command). The lock file is removed while
+    still held, so that a finished run leaves only its record."""
+    name = f'.{out.name}.lock'
+    with folder_lock(out.parent, timeout=0, name=name, busy=lambda other: OutputPathError(
+            f"--out {out} is being written by another theory run ({other}); two runs would replace each "
+            "other's record: wait for that run to finish (then rerun this command to resume or --force), "
+            "or give this one another --out")) as folder:
+        try: yield folder
+        finally: (folder / name).unlink(missing_ok=True)
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #8f443d41
 def _one_seed_lines(res, S) -> list:
