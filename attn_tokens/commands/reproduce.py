@@ -8,7 +8,7 @@ __all__ = ['EXPERIMENT_MODULES', 'SEED_KEYS', 'RUN_LOCK', 'RUN_KEYS', 'DIAG_RUN_
            'claim_problems', 'report_md', 'run_summary', 'default_threads', 'free_cores', 'cli_run', 'exit_code']
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #7459ceef
-import contextlib, dataclasses, importlib, json, math, os, platform, signal, sys, tempfile, threading, time
+import dataclasses, importlib, json, math, os, platform, sys, tempfile, time
 import traceback
 from pathlib import Path
 import torch
@@ -110,16 +110,7 @@ def _log_entry(log, name, r, said: set, data=True):
 # %% ../../nbs/commands/10c_reproduce.ipynb #a72ab849
 SEED_KEYS = ('status', 'seed', 'seconds', 'reason', 'numbers', 'claims', 'checkpoints')   # kept of another seed
 
-@contextlib.contextmanager
-def _term_as_exit():
-    """SIGTERM raises SystemExit(143) in the main thread for the block, so that `with` blocks clean up (a seed
-    run's temporary folder, the run's lock) as they do on Ctrl-C; elsewhere (a thread) nothing changes."""
-    if threading.current_thread() is not threading.main_thread():
-        yield; return
-    def term(signum, frame): raise SystemExit(128 + signum)
-    old = signal.signal(signal.SIGTERM, term)
-    try: yield
-    finally: signal.signal(signal.SIGTERM, old)
+_term_as_exit = files.term_as_exit   # SIGTERM as SystemExit(143) for a block: one home, infra.files
 
 def _more_seeds(name, f, r, cfg: ExpConfig, seeds: int, log=print) -> dict:
     """Entry `r` (experiment `name` on cfg.seed) with its runs on seeds cfg.seed+1 .. cfg.seed+seeds-1 in

@@ -4,17 +4,20 @@
 
 # %% auto #0
 __all__ = ['STAGE2_FLAGS', 'EXAMPLE', 'scheme_arg', 'window_arg', 'cli_parser', 'check_data', 'config_from_args', 'cli_check',
-           'cli_run']
+           'run_flags', 'rerun_command', 'file_sha256', 'prior_record', 'out_lock', 'Console', 'StdoutClosed', 'Record',
+           'lemma41', 'window_sentence', 'cli_run']
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #07faf19c
-import argparse, json, math, sys
+import argparse, contextlib, hashlib, json, math, os, platform, shlex, sys
+from collections import Counter
 from dataclasses import fields, replace
 from pathlib import Path
 import numpy as np
 from ..infra.checks import (POSITIVE, POSITIVE_INT, SEED_MAX, add_params, from_args,
                                       threads_int)
-from ..infra.files import check_output, json_safe, npz_headers, save_npz, write_json
-from ..theory.config import (INITS, SCHEME_NAMES, ProtocolConfig, Scheme, Stage2Config,
+from ..infra.files import (OutputPathError, check_output, folder_lock, json_safe, npz_headers,
+                                     save_npz, term_as_exit, write_json)
+from ..theory.config import (ETA0_RANGE, INITS, SCHEME_NAMES, ProtocolConfig, Scheme, Stage2Config,
                                        protocol_stage2)
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #33bfcfb0
@@ -68,14 +71,15 @@ EXAMPLE = """example: make an Assumption-1 token file, then run the theory on it
   attn-tokens theory a1.npz --d inf --score-noise 1e-12 --eta0-window 30:1000 --out window.json"""
 
 def window_arg(text):
-    "An argparse type for --eta0-window: LO:HI, two stage-1 steps with 0 < LO < HI < inf."
-    lo = hi = math.nan; parts = str(text).split(':')
+    """An argparse type for --eta0-window: LO:HI, two stage-1 steps with ETA0_RANGE[0] <= LO < HI <=
+    ETA0_RANGE[1] (finite, positive: the bisection's geometric means stay finite, 03c_config)."""
+    lo = hi = math.nan; parts = str(text).split(':'); a, b = ETA0_RANGE
     if len(parts) == 2:
         try: lo, hi = float(parts[0]), float(parts[1])
         except ValueError: pass
-    if not 0 < lo < hi < math.inf:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a window: give LO:HI with 0 < LO < HI, "
-                                         "e.g. 100:1500")
+    if not a <= lo < hi <= b:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a window: give LO:HI with {a:.3g} <= LO < "
+                                         f"HI <= {b:.3g} (finite, positive, LO < HI), e.g. 100:1500")
     return lo, hi
 window_arg.__name__ = 'window'
 
@@ -141,10 +145,78 @@ def cli_check(args):
     if args.out is not None and str(args.out).endswith('.npz') and many:
         raise ValueError(f"--out {args.out}: an .npz holds one seed's arrays; with --seeds or "
                          "--eta0-window give a JSON name (e.g. OUT.json)")
-    out = None if args.out is None else check_output(args.out, force=args.force,
+    npz = str(args.out).endswith('.npz')    # a JSON record may be resumed: prior_record decides
+    out = None if args.out is None else check_output(args.out, force=args.force or not npz,
                                                      inputs=[args.data], what='--out')
     check_data(args.data)
+    if out is not None and not npz: prior_record(args, out)
     return out, config_from_args(args)
+
+# %% ../../nbs/commands/10a_theory_command.ipynb #c1d2e3f4
+_NOT_FLAGS = ('out', 'force', 'no_progress', 'threads', 'stage2', 'flow', 'command')   # not the run's
+
+def run_flags(args) -> dict:
+    """The flags that define a `theory` run, JSON-plain (d = inf as 'inf', the window as [LO, HI]): every
+    parsed argument but where it writes, whether it overwrites, its progress bar and threads. What a
+    rerun repeats (`rerun_command`) and what a resumed run must match (`prior_record`)."""
+    own = {a.dest for a in cli_parser(argparse.ArgumentParser())._actions}   # not what attn-tokens adds
+    keep = {k: v for k, v in sorted(vars(args).items()) if k in own and k not in _NOT_FLAGS}
+    keep['d'] = 'inf' if keep['d'] == math.inf else keep['d']
+    return json.loads(json.dumps(json_safe(keep)))
+
+def rerun_command(flags) -> str:
+    "The command line that reruns the run of `flags` (run_flags), every setting explicit."
+    argv = ['attn-tokens', 'theory', flags['data']]
+    for k, v in flags.items():
+        if k == 'data' or v is None or v is False: continue
+        flag = '--' + k.replace('_', '-')
+        if v is True: argv.append(flag)
+        elif k == 'eta0_window': argv += [flag, f"{v[0]!r}:{v[1]!r}"]
+        else: argv += [flag, str(v)]
+    return shlex.join(argv)
+
+def file_sha256(path) -> str:
+    "The sha256 of a file's bytes (DATA's identity in a record)."
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for b in iter(lambda: f.read(1 << 20), b''): h.update(b)
+    return h.hexdigest()
+
+def prior_record(args, out) -> dict | None:
+    """The JSON record at `out` that this run resumes (an unfinished record of the same flags and DATA),
+    or None (no file, or --force: it is replaced); else an OutputPathError: a finished record of this
+    run, the record of another run (the flags that differ named), or a file that is not a record."""
+    if out is None or args.force or not Path(out).exists(): return None
+    try: rec = json.loads(Path(out).read_text())
+    except (OSError, ValueError): rec = None
+    if not (isinstance(rec, dict) and isinstance(rec.get('flags'), dict)):
+        raise OutputPathError(f"--out {out} exists and is not a theory record; pass --force to "
+                              "overwrite it or choose another name")
+    now, then = run_flags(args), rec['flags']
+    diff = [f"--{k.replace('_', '-')} {then.get(k)} -> {now.get(k)}" for k in sorted(set(now) | set(then))
+            if now.get(k) != then.get(k)]
+    if rec.get('data_sha256') != file_sha256(args.data): diff.append(f"the contents of {args.data}")
+    if diff:
+        raise OutputPathError(f"--out {out} holds the record of another run ({'; '.join(diff)}); pass "
+                              "--force to overwrite it, or choose another --out")
+    if rec.get('finished'):
+        raise OutputPathError(f"--out {out} holds the finished record of this run; pass --force to run "
+                              "it again, or choose another --out")
+    return rec
+
+@contextlib.contextmanager
+def out_lock(out: Path):
+    """The run's hold on --out while it runs: `files.folder_lock` on the file .OUT.lock beside it (the
+    kernel drops it when the process ends, however it ends); a second run writing the same --out is
+    refused at once, naming the other (its pid, start and command). The lock file is removed while
+    still held, so that a finished run leaves only its record."""
+    name = f'.{out.name}.lock'
+    with folder_lock(out.parent, timeout=0, name=name, busy=lambda other: OutputPathError(
+            f"--out {out} is being written by another theory run ({other}); two runs would replace each "
+            "other's record: wait for that run to finish (then rerun this command to resume or --force), "
+            "or give this one another --out")) as folder:
+        try: yield folder
+        finally: (folder / name).unlink(missing_ok=True)
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #8f443d41
 def _one_seed_lines(res, S) -> list:
@@ -171,13 +243,38 @@ def _one_seed_lines(res, S) -> list:
     return out
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #a308ab39
+class Console:
+    """The run's lines on stdout, each flushed as it comes. A closed stdout (`| head`: BrokenPipeError)
+    stops the printing, never the run: `closed` says so; without a record to keep (no --out) the run
+    stops there (StdoutClosed)."""
+    def __init__(self, keep: bool): self.keep, self.closed = keep, False
+    def __call__(self, text):
+        if self.closed: return
+        try: print(text, flush=True)
+        except BrokenPipeError:
+            self.closed = True
+            with contextlib.suppress(OSError, ValueError):    # no more writes to the closed pipe
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            if not self.keep: raise StdoutClosed from None
+
+class StdoutClosed(Exception): "stdout was closed and there is no record to keep."
+
+class Record:
+    "The run's record, written whole to OUT (atomically: write_json) at each `save`; kept in memory without OUT."
+    def __init__(self, out, rec: dict): self.out, self.rec = out, rec
+    def save(self, **kw):
+        self.rec.update(kw)
+        if self.out is not None and not str(self.out).endswith('.npz'): write_json(self.out, self.rec)
+
 def _setting_eta0(cfg, tokens, labels, V):
-    "The setting's eta0 (given, or eta0.eta0_default) and a line saying where it comes from."
+    "The setting's eta0 (given, or eta0.eta0_default at its d, sigma, eps) and a line saying where it comes from."
     from attn_tokens.theory.eta0 import eta0_default   # the light --help path: torch when it runs
     if cfg.eta0 is not None: return cfg.eta0, f"eta0 = {cfg.eta0:.6g} (given)"
-    r = eta0_default(tokens, labels, V, cfg.d)
-    why = (f"eta*(F_delta) = {r['eta_star']:.4g} at F_delta = {r['F_delta']:.3g}, delta = {r['delta']:g}; "
-           f"floor 2 / max|alpha_s| = {r['floor']:.4g}")
+    r = eta0_default(tokens, labels, V, cfg.d, init_scale=cfg.init_scale, score_noise=cfg.score_noise)
+    why = (f"eta*(F_delta) = {r['eta_star']:.4g} at F_delta = {r['F_delta']:.3g}"
+           + (f" (sigma = {cfg.init_scale:g})" if cfg.init_scale != 1 else '')
+           + (f", G_delta = {r['G_delta']:.3g}" if r['G_delta'] else '')
+           + f", delta = {r['delta']:g}; floor 2 / max|alpha_s| = {r['floor']:.4g}")
     return r['eta0'], f"eta0 = {r['eta0']:.6g} (default: 1.2 x max of {why})"
 
 def _seed_line(res, outcome, cos):
@@ -187,39 +284,70 @@ def _seed_line(res, outcome, cos):
             + f", {R['n_without_relevant']} sequences without a relevant token, "
             f"{int(res.history.step[-1])} steps ({res.diagnosis()[0]}), {res.time_s:.1f} s")
 
-def _seeds_run(args, cfg, tokens, labels, V):
-    """--seeds init seeds at the setting's eta0: the lines printed and (the runs, the record: each seed's
-    summary with its verdicts and outcome, the verdict on Theorem 4.3 over them, facts and word)."""
+# %% ../../nbs/commands/10a_theory_command.ipynb #c1d2e3f5
+def lemma41(seeds, F_delta) -> dict:
+    """Lemma 4.1's check over the seeds run (each seed's summary: Proposition C's bound on stage 1,
+    one_step_bound_holds, and its relative error): its premise F_delta <= 1 (d >= 2 sigma^2 log(2V/delta))
+    and whether the bound held on every seed; the facts of a verdict (03d's premise_verdict)."""
+    from attn_tokens.theory.beyond import premise_verdict   # the light --help path
+    prem = [dict(statement='Lemma 4.1', premise='F_delta <= 1 (d >= 2 sigma^2 log(2V/delta))',
+                 held=bool(F_delta <= 1), value=F_delta, detail='F_delta')]
+    held = [bool(S['one_step_bound_holds']) for S in seeds]
+    errs = [S['one_step_rel_error'] for S in seeds if S.get('one_step_rel_error') is not None]
+    concl = (f"Proposition C's bound held on {sum(held)} of {len(held)} seeds, relative error of the "
+             f"one-step prediction up to {max(errs):.3g}" if errs else
+             f"Proposition C's bound held on {sum(held)} of {len(held)} seeds")
+    return dict(premises=prem, conclusion=concl, **premise_verdict(prem, all(held)))
+
+# %% ../../nbs/commands/10a_theory_command.ipynb #c1d2e3f6
+def _seed_record(res, s, tokens, labels):
+    "One seed's summary with its verdicts (the paper's words) and outcome."
+    # the light --help path: the theory's facts and the paper's words when it runs
+    from attn_tokens.theory.beyond import seed_outcome, verdicts_block
+    from attn_tokens.paper.rule import theory_word
+    outcome, cos = seed_outcome(res, tokens, labels)
+    S = res.summary() | dict(seed=s, outcome=outcome, cos_rel=cos, verdicts=verdicts_block(res, tokens, labels))
+    for part in S['verdicts'].values(): part['verdict'] = theory_word(part)
+    return json_safe(S)
+
+def _seeds_run(args, cfg, tokens, labels, V, rec: Record, say, prior=None):
+    """--seeds init seeds at the setting's eta0, each printed and added to the record as it finishes (the
+    seeds of an unfinished `prior` record reused, not rerun); then Lemma 4.1's check and the verdict on
+    Theorem 4.3 over them (facts and word). The runs of this call (for an .npz)."""
     # the light --help path: the protocol (torch), the theory's facts and the paper's words when it runs
     from attn_tokens.theory import protocol
-    from attn_tokens.theory.beyond import run_verdicts, seed_outcome, verdicts_block
+    from attn_tokens.theory.beyond import DELTA, theorem_premises, theorem_verdict
+    from attn_tokens.theory.stage1 import init_bound
     from attn_tokens.paper.rule import theory_word
-    eta, line = _setting_eta0(cfg, tokens, labels, V); print(line)
-    runs, seeds = [], []
+    eta, line = _setting_eta0(cfg, tokens, labels, V); say(line)
+    seeds = [S for S in (prior or {}).get('seeds', []) if S.get('seed') is not None]
+    for S in seeds: say(f"  seed {S['seed']}: {S['outcome']} (from the record)")
+    runs, done = [], {S['seed'] for S in seeds}
     for s in range(cfg.seed, cfg.seed + args.seeds):
+        if s in done: continue
         res = protocol.run_protocol(tokens, labels, V=V, config=replace(cfg, eta0=eta, seed=s))
-        outcome, cos = seed_outcome(res, tokens, labels); runs.append(res)
-        S = res.summary() | dict(seed=s, outcome=outcome, cos_rel=cos,
-                                 verdicts=verdicts_block(res, tokens, labels))
-        for part in S['verdicts'].values(): part['verdict'] = theory_word(part)
-        print('\n'.join(_one_seed_lines(res, S)) if args.seeds == 1 else _seed_line(res, outcome, cos),
-              flush=True)
+        S = _seed_record(res, s, tokens, labels); runs.append(res); seeds.append(S)
+        rec.save(eta0=eta, seeds=seeds)
+        say('\n'.join(_one_seed_lines(res, S)) if args.seeds == 1 else _seed_line(res, S['outcome'], S['cos_rel']))
         if S['diagnosis'] != 'converged':
             print(f"warning: seed {s}: stage 2 did not converge ({S['diagnosis']}): "
                   f"{S['diagnosis_evidence']}", file=sys.stderr)
-        seeds.append(S)
-    V_ = run_verdicts(runs, tokens, labels); th = V_['theorem']
-    print(f"Theorem 4.3 over {len(runs)} seed{'s' * (len(runs) > 1)} at d = {_d_text(cfg.d)}, "
-          f"eta0 = {eta:.6g}: {theory_word(th)}: {th['conclusion']}")
+    L = lemma41(seeds, init_bound(V, cfg.d, DELTA, cfg.init_scale))
+    th = theorem_verdict([S['outcome'] for S in seeds],
+                         theorem_premises(tokens, labels, V, cfg.d, eta, DELTA, cfg.init_scale, cfg.score_noise))
+    n = len(seeds); where = f"{n} seed{'s' * (n > 1)} at d = {_d_text(cfg.d)}, eta0 = {eta:.6g}"
+    say(f"Lemma 4.1 (stage 1) over {where}: {theory_word(L)}: {L['conclusion']}")
+    say(f"Theorem 4.3 over {where}: {theory_word(th)}: {th['conclusion']}")
     failed = [q['premise'] for q in th['premises'] if q['held'] is False]
-    for q in failed: print(f"  premise failed: {q}")
-    if len(runs) == 1 and not failed:
-        print("  (one seed cannot decide; pass --seeds N: with no failure, 20 seeds give a Wilson "
-              "upper bound 0.161 < 0.5)")
-    theorem = json_safe({k: th[k] for k in ('conclusion', 'conclusion_holds', 'failed', 'unknown',
-                                            'n_seeds', 'n_failed', 'n_undecided', 'failure_wilson',
-                                            'premises')} | dict(verdict=theory_word(th)))
-    return runs, dict(eta0=eta, seeds=seeds, theorem=theorem)
+    for q in failed: say(f"  premise failed: {q}")
+    if n == 1 and not failed:
+        say("  (one seed cannot decide; pass --seeds N: with no failure, 20 seeds give a Wilson "
+            "upper bound 0.161 < 0.5)")
+    keep = ('conclusion', 'conclusion_holds', 'failed', 'unknown', 'n_seeds', 'n_failed', 'n_undecided',
+            'failure_wilson', 'premises')
+    rec.save(lemma41=json_safe(L | dict(verdict=theory_word(L))),
+             theorem=json_safe({k: th[k] for k in keep} | dict(verdict=theory_word(th))))
+    return runs
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #797490c2
 def _d_text(d): return 'inf' if d == math.inf else str(int(d))
@@ -234,45 +362,127 @@ def _protocol_kw(cfg) -> dict:
            if f.name not in ('scheme', 'progress') and getattr(cfg.stage2, f.name) != getattr(s2, f.name)}
     return kw | ({'scheme': str(cfg.stage2.scheme)} if cfg.stage2.scheme != Scheme.FLOW else {})
 
-def _window_run(args, cfg, tokens, labels, V):
-    "--eta0-window: the scan (theory.window.eta0_window), its lines printed, its record."
+def _premise_mark(premises) -> tuple:
+    "(held, the mark for the console) of one eta0's premises of Theorem 4.3 (theorem_premises)."
+    failed = [q for q in premises if q['held'] is False]
+    if not failed: return True, 'inside the premises'
+    q = failed[0]                  # the data's or d's premise first: eta0's fails with them
+    why = (f"eta0 / eta*(F_delta) = {q['value']:.3g} < 1" if q['premise'].startswith('eta0 >=')
+           else q['premise'].split(' (')[0])
+    return False, f"outside the premises: {why}"
+
+def window_sentence(points, eta_star, setting_failed) -> str:
+    "The scan in one sentence: how many eta0 lie inside Theorem 4.3's premises and their outcomes, the others'."
+    count = lambda ps: ', '.join(f"{k} {w}" for w, k in sorted(Counter(p['outcome'] for p in ps).items())) or 'none'
+    inside = [p for p in points if p.get('premises_held')]; outside = [p for p in points if not p.get('premises_held')]
+    why = (f"its premises fail at every eta0 ({'; '.join(setting_failed)})" if setting_failed else
+           f"inside means eta0 >= eta*(F_delta) = {eta_star:.4g}" if math.isfinite(eta_star) else
+           "eta*(F_delta) is infinite")
+    return (f"Theorem 4.3 on this window: {len(inside)} of {len(points)} eta0 inside its premises "
+            f"({count(inside)}), {len(outside)} outside ({count(outside)}); {why}.")
+
+def _window_run(args, cfg, tokens, labels, rec: Record, say, prior=None):
+    """--eta0-window: the scan (theory.window.eta0_window) on DATA's ids as given (the window renumbers
+    them itself), each eta0 printed as it finishes with whether it lies inside Theorem 4.3's premises,
+    and written to the record (the points of an unfinished `prior` record reused, not rerun); then the
+    edges and one sentence."""
     # the light --help path: the window's module imports torch
-    from attn_tokens.theory.window import eta0_window, window_lines
+    from attn_tokens.theory.window import ScanLog, eta0_window, point_text, window_lines, used_tokens
+    from attn_tokens.theory.beyond import DELTA, theorem_premises
+    from attn_tokens.theory.eta0 import eta0_threshold, setting_bounds
+    small, _ = used_tokens(tokens); Vu = int(small.max()) + 1
+    F, G = setting_bounds(Vu, cfg.d, DELTA, cfg.init_scale, cfg.score_noise)
+    eta_star = eta0_threshold(small, labels, Vu, F, G)
+    setting_failed = [q['premise'] for q in theorem_premises(small, labels, Vu, cfg.d, math.inf, DELTA,
+                                                             cfg.init_scale, cfg.score_noise)[:3] if not q['held']]
+    done = {p['eta0']: p for p in ((prior or {}).get('window') or {}).get('points', [])}
+    pts = []
+    def on_point(p):
+        prem = theorem_premises(small, labels, Vu, cfg.d, p['eta0'], DELTA, cfg.init_scale, cfg.score_noise)
+        p['premises_held'], mark = _premise_mark(prem)
+        p['premises_failed'] = [q['premise'] for q in prem if q['held'] is False]
+        pts.append(p); rec.save(window=dict(points=sorted(pts, key=lambda q: q['eta0']), finished=False))
+        say(point_text(p) + f" [{mark}]" + (' (from the record)' if p.get('resumed') else ''))
     lo, hi = args.eta0_window
-    w = eta0_window(tokens, labels, cfg.d, lo, hi, V=V, **_protocol_kw(cfg))
-    print('\n'.join(window_lines(w)))
-    return w.record()
+    w = eta0_window(tokens, labels, cfg.d, lo, hi, log=ScanLog(done, on_point), **_protocol_kw(cfg))
+    say('\n'.join(window_lines(w, points=False)))
+    say(window_sentence(w.points, eta_star, setting_failed))
+    rec.save(window=w.record() | dict(eta_star=eta_star, setting_premises_failed=setting_failed,
+                                      finished=True))
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #b5ac77e3
-def _cli_run(args):
-    """The body of `cli_run`: DATA's ids renumbered to the ones that occur (`window.used_tokens`), then
-    the seeds at the setting's eta0 or the eta0 window; a short account on the console, the JSON
-    record to --out (an .npz: one seed's arrays with it)."""
+def _versions() -> dict:
+    "The versions a record was made with."
+    import torch, attn_tokens   # the light --help path: torch only when the command runs
+    return dict(attn_tokens=attn_tokens.__version__, torch=torch.__version__, numpy=np.__version__,
+                python=platform.python_version())
+
+def _head(args, cfg, V_given, ids) -> dict:
+    """The record's head: what reruns it (the command with every setting, the command line as given,
+    the flags, DATA's sha256, the versions) and the setting (d, sigma, eps, exact stage 1, ...); V_used
+    the ids that occur (renumbered 0..V_used - 1), V_given the largest given id + 1 (as in the window's)."""
+    V = len(ids)
+    flags = run_flags(args)
+    return dict(command=rerun_command(flags), argv=shlex.join(sys.argv), flags=flags, data=str(args.data),
+                data_sha256=file_sha256(args.data), versions=_versions(), d=_d_text(cfg.d),
+                score_noise=cfg.score_noise, init_scale=cfg.init_scale, exact_stage1=cfg.exact_stage1,
+                final_margin=cfg.final_margin, seed=cfg.seed, seeds=args.seeds,
+                eta0_window=list(args.eta0_window) if args.eta0_window else None, V_used=V,
+                V_given=V_given, token_ids=ids.tolist() if V < V_given else None, finished=False)
+
+def _run(args, out, cfg, prior, say):
+    """DATA read and checked (binary labels; `eta0.check_runnable`: an input no eta0 can run is refused
+    once, before any run), its ids renumbered to the ones that occur (`window.used_tokens`), then the
+    seeds at the setting's eta0 or the eta0 window, the record written as each point finishes."""
     # the light --help path: the protocol (torch) and the data loader only when the command runs
     from attn_tokens.theory import protocol
     from attn_tokens.theory.window import used_tokens
+    from attn_tokens.theory.eta0 import check_runnable
     from attn_tokens.data.tokens import load_tokens
-    out, cfg = cli_check(args)           # --out, DATA's file, the configuration: before any work
     data = load_tokens(args.data)
     if data.n_classes != 2:
-        raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} "
-                         f"classes")
-    tokens, ids = used_tokens(data.tokens); V = len(ids)
-    if V < data.V:
-        print(f"token ids: {V} of 0..{data.V - 1} occur, renumbered 0..{V - 1} in order (the run's "
-              "cost follows the ids used; the record keeps the original ids)")
-    head = dict(command='attn-tokens theory', data=str(args.data), d=_d_text(cfg.d),
-                score_noise=cfg.score_noise, init_scale=cfg.init_scale, seed=cfg.seed, V_used=V, V_given=data.V,
-                token_ids=ids.tolist() if V < data.V else None)
+        raise ValueError(f"{args.data}: the theory is for binary labels; got {data.n_classes} classes")
+    tokens, ids = used_tokens(data.tokens); V = len(ids); V_given = int(ids.max()) + 1
+    check_runnable(tokens, data.labels, V)
+    if V < V_given:
+        say(f"token ids: {V} of 0..{V_given - 1} occur, renumbered 0..{V - 1} in order (the run's "
+            "cost follows the ids used; the record keeps the original ids)")
+    rec = Record(out, _head(args, cfg, V_given, ids) | {k: prior[k] for k in ('seeds', 'window', 'eta0')
+                                                         if prior and k in prior})
     if args.eta0_window is not None:
-        rec = head | dict(window=_window_run(args, cfg, tokens, data.labels, V))
-    else:
-        runs, body = _seeds_run(args, cfg, tokens, data.labels, V); rec = head | body
+        _window_run(args, cfg, data.tokens, data.labels, rec, say, prior)
+    else: runs = _seeds_run(args, cfg, tokens, data.labels, V, rec, say, prior)
+    rec.save(finished=True)
     if out is not None and str(out).endswith('.npz'):
-        arr = protocol.result_arrays(runs[0])
-        save_npz(out, arr | dict(summary=np.array(json.dumps(json_safe(rec), allow_nan=False))))
-    elif out is not None: write_json(out, rec)
-    if out is not None: print(f"record written to {out}")
+        save_npz(out, protocol.result_arrays(runs[0])
+                 | dict(summary=np.array(json.dumps(json_safe(rec.rec), allow_nan=False))))
+    return rec
+
+def _cli_run(args):
+    """The body of `cli_run`: the checks (`cli_check`), then, holding --out's lock (`out_lock`) and with
+    SIGTERM stopping the run as Ctrl-C does, the run (`_run`), resumed from an unfinished record of the
+    same run at --out (`prior_record`). Stopped, the record of the points finished stays, and a line
+    says how to resume; a closed stdout stops the printing, not the run (rc 0, the record complete;
+    without --out, nothing to keep: rc 141)."""
+    out, cfg = cli_check(args)           # --out, DATA's file, the configuration: before any work
+    say = Console(keep=out is not None)
+    lock = contextlib.nullcontext() if out is None else out_lock(out)
+    with term_as_exit(), lock:
+        prior = None if out is None or str(out).endswith('.npz') else prior_record(args, out)
+        if prior: say(f"resuming {out}: the points it holds are not run again")
+        try: _run(args, out, cfg, prior, say)
+        except StdoutClosed:
+            print("attn-tokens theory: stdout was closed; stopped (no --out: nothing to keep)", file=sys.stderr)
+            return 141
+        except (KeyboardInterrupt, SystemExit):
+            if out is not None and out.exists() and not str(out).endswith('.npz'):
+                print(f"attn-tokens theory: stopped; the record of the points finished is in {out}: run "
+                      "the same command again to resume from there", file=sys.stderr)
+            raise
+    if out is not None: say(f"record written to {out}")
+    if say.closed:
+        print(f"attn-tokens theory: stdout was closed; the run went on and its record is complete in {out}",
+              file=sys.stderr)
     return 0
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #a6da7b78

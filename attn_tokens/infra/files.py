@@ -6,10 +6,11 @@
 __all__ = ['CACHE_ENV', 'DATA_ENV', 'KERNEL_ENV', 'FLAG_OFF', 'FLAG_ON', 'env_flag', 'default_cache_dir', 'figure_dir',
            'full_disk', 'DiskFullError', 'atomic_write', 'save_npz', 'json_safe', 'write_json', 'clean_stale_tmp',
            'OutputPathError', 'check_output', 'check_output_dir', 'recover_folder', 'write_folder', 'npz_headers',
-           'load_npz', 'folder_lock', 'save_figure']
+           'load_npz', 'folder_lock', 'term_as_exit', 'save_figure']
 
 # %% ../../nbs/infra/00_files.ipynb #af99ed10
-import contextlib, ctypes, errno, fcntl, json, math, os, platform, re, shutil, sys, tempfile, time, zipfile
+import contextlib, ctypes, errno, fcntl, json, math, os, platform, re, shutil, signal, sys, tempfile
+import threading, time, zipfile
 from pathlib import Path
 import numpy as np
 from . import guards
@@ -428,6 +429,19 @@ def folder_lock(folder, timeout=600., name='.lock', busy=None):
         os.ftruncate(fd, 0); os.pwrite(fd, _holder().encode(), 0)
         yield folder
     finally: os.close(fd)
+
+# %% ../../nbs/infra/00_files.ipynb #a9b8c7d7
+@contextlib.contextmanager
+def term_as_exit():
+    """SIGTERM raises SystemExit(143) in the main thread for the block, so that `with` blocks clean up (a
+    temporary folder, a lock, a record of finished points) as they do on Ctrl-C; elsewhere (a thread)
+    nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield; return
+    def term(signum, frame): raise SystemExit(128 + signum)
+    old = signal.signal(signal.SIGTERM, term)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
 
 # %% ../../nbs/infra/00_files.ipynb #ae2802b4
 def save_figure(fig, path, dpi=110) -> Path:

@@ -21,8 +21,7 @@ from .max_margin import (MaxMarginResult, max_margin, token_ids, relevant_tokens
                                            constraint_pairs, COS_CONVERGED)
 from ..data.tokenset import TokenSet
 from ..infra.files import json_safe
-from .eta0 import eta0_threshold
-from .stage1 import init_bound
+from .eta0 import eta0_threshold, setting_bounds
 from .stage2 import p_loss_and_grad
 
 # %% ../../nbs/theory/03d_beyond.ipynb #871ce50c
@@ -276,12 +275,16 @@ def premise_verdict(premises, conclusion_holds) -> dict:
                 conclusion_holds=conclusion_holds)
 
 # %% ../../nbs/theory/03d_beyond.ipynb #59bc5ae5
-def theorem_premises(tokens, labels, V, d, eta0, delta=DELTA):
-    """The premises of Theorem 4.3 (our reconstruction), all of the setting (data, V, d, eta0),
-    none of the init: a list of premise dicts (held True/False)."""
+def theorem_premises(tokens, labels, V, d, eta0, delta=DELTA, init_scale=1., score_noise=0.):
+    """The premises of Theorem 4.3 (our reconstruction), all of the setting (data, V, d, eta0, and
+    what moves E(0) or E(1): init_scale sigma, score_noise eps; eta0.setting_bounds), none of the
+    init: a list of premise dicts (held True/False)."""
     ts = TokenSet.make(tokens, labels, V); a1 = check_assumption1(ts, ts.labels, ts.V)
-    F = init_bound(ts.V, d, delta)
-    eta_star = eta0_threshold(ts, ts.labels, ts.V, F)
+    F, G = setting_bounds(ts.V, d, delta, init_scale, score_noise)
+    eta_star = eta0_threshold(ts, ts.labels, ts.V, F, G)
+    fd = (f'F_delta = {init_scale:g} sqrt(2 log(2V/delta)/d)' if init_scale != 1 else
+          'F_delta = sqrt(2 log(2V/delta)/d)') + (f', G_delta = {score_noise:g} sqrt(2 log(4V/delta))'
+                                                   if score_noise > 0 else '')
     th = 'Theorem 4.3'
     return [
         _premise(th, 'data: exactly one relevant token id per sequence (Assumption 1)',
@@ -289,7 +292,7 @@ def theorem_premises(tokens, labels, V, d, eta0, delta=DELTA):
         _premise(th, 'data: alpha_s = 0 for every irrelevant token (Assumption 1)',
                  a1.n_alpha_nonzero == 0, a1.max_irrelevant_alpha,
                  'max |alpha_s| over irrelevant tokens'),
-        _premise(th, f'd and V: Corollary E finite at F_delta = sqrt(2 log(2V/delta)/d), '
+        _premise(th, f'd and V: Corollary E finite at {fd}, '
                      f'delta = {delta:g}', math.isfinite(eta_star), F, 'F_delta'),
         _premise(th, f'eta0 >= eta*(F_delta) of Corollary E (the score condition with '
                      f'probability >= 1 - {delta:g} over the init)',
@@ -384,14 +387,14 @@ def run_verdicts(runs, tokens, labels, delta=DELTA):
     """Verdicts on one run_protocol result or a list of results of one setting: statement (1) per
     run, Theorem 4.3 over the runs' seeds, the reached selections' local optimality."""
     one = not isinstance(runs, (list, tuple)); runs = [runs] if one else list(runs)
-    cfgs = {(r.config.d, r.eta0, r.E1.shape[0]) for r in runs}
+    cfgs = {(r.config.d, r.eta0, r.E1.shape[0], r.config.init_scale, r.config.score_noise) for r in runs}
     if len(cfgs) != 1 or len({r.config.seed for r in runs}) != len(runs):
         raise ValueError(f"run_verdicts takes runs of one setting with distinct init seeds; got "
-                         f"(d, eta0, V) = {sorted(cfgs)} and seeds "
+                         f"(d, eta0, V, init_scale, score_noise) = {sorted(cfgs)} and seeds "
                          f"{[r.config.seed for r in runs]}: pass one setting's runs")
-    (d, eta0, V), = cfgs
+    (d, eta0, V, sigma, eps), = cfgs
     th = theorem_verdict([seed_outcome(r, tokens, labels)[0] for r in runs],
-                         theorem_premises(tokens, labels, V, d, eta0, delta))
+                         theorem_premises(tokens, labels, V, d, eta0, delta, sigma, eps))
     s1 = []
     for r in runs:
         prem = statement1_premises(r, tokens, labels); n = r.reached['statement1'][

@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['CAP_UNTIL', 'FLOW_TOL', 'SCORE_CAP', 'LR', 'SCHEME_NAMES', 'UNTIL_END', 'D_MAX', 'EXPLICIT_MAX_D', 'DIM', 'NONNEG',
-           'INITS', 'ETA0_FACTOR', 'Scheme', 'until_float', 'Stage2Config', 'check_d', 'd_arg', 'resolve_init',
-           'check_init_scale', 'protocol_stage2', 'ProtocolConfig', 'protocol_config']
+           'INITS', 'ETA0_RANGE', 'ETA0_FACTOR', 'Scheme', 'until_float', 'Stage2Config', 'check_d', 'd_arg',
+           'resolve_init', 'check_init_scale', 'protocol_stage2', 'ProtocolConfig', 'protocol_config']
 
 # %% ../../nbs/theory/03c_config.ipynb #52145df1
 import argparse, enum, math
@@ -140,6 +140,9 @@ def check_init_scale(x, name='init_scale') -> float:
     "The factor sigma on E(0) (entries N(0, sigma^2/d)) as a finite float > 0, else a ValueError naming the fix."
     return check_positive(name, x, "; pass a finite factor > 0 on E(0) (1: the package's N(0, 1/d) entries)")
 
+
+# %% ../../nbs/theory/03c_config.ipynb #f1a2b3c5
+ETA0_RANGE = (math.sqrt(np.finfo(np.float64).tiny), math.sqrt(np.finfo(np.float64).max))   # a scan's steps: 03c
 
 # %% ../../nbs/theory/03c_config.ipynb #4083d05b
 def protocol_stage2(scheme=Scheme.FLOW, **kw) -> Stage2Config:

@@ -73,11 +73,14 @@ def logistic_taylor_remainder(x):
     return torch.sigmoid(-x) - 0.5 + x / 4
 
 # %% ../../nbs/theory/02_stage1.ipynb #c43415f4
-def init_bound(V, d, delta=0.05):
-    """F_delta = sqrt(2 log(2V/delta)/d): max_s |E_s(0)^T v| <= F_delta with probability >= 1 -
-    delta (Lemma B)."""
+def init_bound(V, d, delta=0.05, scale=1.):
+    """F_delta = scale sqrt(2 log(2V/delta)/d): max_s |E_s(0)^T v| <= F_delta with probability >= 1 -
+    delta (Lemma B) when E(0) has entries N(0, scale^2/d) (`scale`: the run's init_scale sigma, 1 the
+    package's law; d = inf gives 0)."""
     if not 0 < delta < 1: raise ValueError(f"delta={delta} must be in (0, 1)")
-    return math.sqrt(2 * math.log(2 * V / delta) / d)
+    if not (isinstance(scale, (int, float)) and not isinstance(scale, bool) and 0 <= scale < math.inf):
+        raise ValueError(f"scale = {scale!r}: pass the factor sigma on E(0), a finite number >= 0")
+    return scale * math.sqrt(2 * math.log(2 * V / delta) / d)
 
 # %% ../../nbs/theory/02_stage1.ipynb #ea5b1240
 def one_step_error_bound(beta, F, eta0):
