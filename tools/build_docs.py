@@ -6,6 +6,10 @@
 
 This is the site that is published (.github/workflows/deploy.yaml runs this script, then tools/check_site.py,
 and deploys _docs/ only when the browser check passes), so the pages readers see are the pages that are checked.
+Not Quarto's `nbdev_docs`: Quarto cannot be installed on the machines our checks run on, so only this pandoc build
+can be checked both locally and in CI. `nbs/_quarto.yml`, `nbs/nbdev.yml`, `nbs/sidebar.yml` and `nbs/styles.css` also serve
+`nbdev_preview` (needs Quarto), a live preview while editing; `_quarto.yml` lives in nbs/ because nbdev 2 renders from
+_proc/ and copies only nbs/_quarto.yml there.
 Notebooks may live in part folders of nbs/ (nbs/theory/03b_stage2.ipynb); the site mirrors the folders
 (_docs/theory/stage2.html, the page nbdev's doc links name) and the sidebar's sections are the folders.
 Steps: (0) nbs/sidebar.yml must list every notebook (by its path under nbs/) exactly once and name no missing

@@ -4,12 +4,13 @@
 
 # %% auto #0
 __all__ = ['BASELINE', 'STUDY_BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'LADDER_QUOTES', 'FROZEN_VALUE', 'THEORY_ROWS',
-           'EXPERIMENT_ROWS', 'MAP_WIDTHS', 'DETAILS', 'experiment_verdict', 'baseline_verdict', 'attach_study',
-           'quote_md', 'quote_plain', 'ledger_md', 'limit_cells', 'limit_rule', 'set_limit_facts',
-           'window_limit_verdict', 'run_statement1', 'run_outcome', 'statement_verdict', 'window_theorem_verdict',
-           'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live',
-           'ladder_paper', 'frozen_records', 'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict',
-           'all_relevant_verdict', 'paper_map', 'short_verdict', 'map_markdown', 'details_markdown']
+           'EXPERIMENT_ROWS', 'MAP_WIDTHS', 'DETAILS', 'MEANING', 'PLAIN', 'SET_NAMES', 'experiment_verdict',
+           'baseline_verdict', 'attach_study', 'quote_md', 'quote_plain', 'ledger_md', 'limit_cells', 'limit_rule',
+           'set_limit_facts', 'window_limit_verdict', 'run_statement1', 'run_outcome', 'statement_verdict',
+           'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict',
+           'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'frozen_records', 'frozen_verdict', 'ladder_verdict',
+           'ladder_study_verdict', 'all_relevant_verdict', 'paper_map', 'map_markdown', 'details_markdown',
+           'plain_word', 'plain_verdict']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -794,8 +795,8 @@ EXPERIMENT_ROWS = (   # statement, where stated, experiments of reproduce_full.j
      (_EX + '05_synthetic.ipynb', _EX + '07_extensions.ipynb')),
     ('Yelp 4 classes: the tables of classes 2 and 4', 'rebuttal (Q2)',
      ('yelp_4class', 'yelp_pool_4class'), (_EX + '07_extensions.ipynb',)),
-    ('Transformer ladder: the attention on important tokens, rung by rung from the model of the paper (R0) to two '
-     'encoder layers (R7) trained to convergence; the shapes of the static scores and the direction of $p_{eff}$',
+    ('Transformer ladder: the attention on important tokens, from the paper\'s model (R0) to two encoder layers '
+     '(R7) trained to convergence; the shapes of the static scores and the direction of $p_{eff}$',
      'ours (no claim of the paper)', ('ladder_study', 'transformer_ladder'), (_EX + '08a_transformer_ladder.ipynb',),
      ladder_study_verdict))
 
@@ -834,45 +835,20 @@ def _reads(text) -> list:
     "The measured files a verdict reads (the names it cites), in order."
     return list(dict.fromkeys(re.findall(r'\b[a-z0-9_]+\.json\b', text)))
 
-def _clauses(rest) -> list:
-    "A verdict's clauses: split at '; ' outside parentheses."
-    out, depth, cur = [], 0, ''
-    for i, ch in enumerate(rest):
-        depth += (ch == '(') - (ch == ')')
-        if ch == ';' and depth == 0 and rest[i + 1:i + 2] == ' ': out.append(cur); cur = ''; continue
-        cur += ch
-    return [c.strip() for c in out + [cur] if c.strip()]
-
-def short_verdict(text: str, most: int = 40) -> str:
-    """A verdict cut to its word and its first clauses, `most` words at most (the full text is one click away):
-    clauses (at '; ' outside parentheses) are kept whole while they fit; the first is cut at `most` words if it
-    alone is longer, its open parentheses closed."""
-    word, _, rest = text.partition(': ')
-    out, n = [], len(word.split())
-    for cl in _clauses(rest):
-        k = len(cl.split())
-        if n + k > most:
-            if not out:
-                cut = ' '.join(cl.split()[:most - n]) + ' ...'
-                out.append(cut + ')' * max(0, cut.count('(') - cut.count(')')))
-            break
-        out.append(cl); n += k
-    return word + (': ' + '; '.join(out) if out else '')
-
-MAP_WIDTHS = (30, 18, 52)   # per cent of the page's width: Statement, Checked, Verdict
+MAP_WIDTHS = (40, 60)   # per cent of the page's width: Statement, Verdict
 DETAILS = 'paper/09b_paper_map.ipynb'   # the verdicts page, from nbs/ (where the home page is)
 
 def map_markdown(rows, details=DETAILS) -> str:
-    """The rows of `paper_map` as a Markdown table, one line a row: the statement, where it is checked, the
-    verdict's word in bold with its deciding clause (`short_verdict`, 40 words at most) and a link to the row's
-    detail on the verdicts page; the dashes of its rule line are MAP_WIDTHS (pandoc sizes the columns of a wide
-    table by them)."""
+    """The rows of `paper_map` as a Markdown table, one line a row: the statement, linked to the first page that
+    checks it, and its verdict in plain words (`plain_verdict`: the word in bold and one sentence, 25 words at most)
+    with a link to the row's detail on the verdicts page; the dashes of its rule line are MAP_WIDTHS (pandoc sizes
+    the columns of a wide table by them)."""
     cell = lambda s: str(s).replace('|', r'\|')
-    plain = lambda s: cell(s).replace('*', r'\*')      # eta*: an asterisk, not emphasis
-    out = ['| Statement | Checked | Verdict |', '|' + '|'.join('-' * w for w in MAP_WIDTHS) + '|']
+    plain = lambda s: cell(s).replace('*', r'\*').replace(r'\*\*', '**')   # eta*: an asterisk, not emphasis
+    page = lambda r: re.search(r'\]\(([^)]+)\)', r['checked'])[1]
+    out = ['| Statement | Verdict |', '|' + '|'.join('-' * w for w in MAP_WIDTHS) + '|']
     for r in rows:
-        w, _, rest = short_verdict(r['verdict']).partition(': ')
-        out.append(f"| {cell(r['statement'])} | {cell(r['checked'])} | **{cell(w)}**: {plain(rest)} "
+        out.append(f"| [{cell(r['statement'].split('; ')[0])}]({page(r)}) | {plain(plain_verdict(r))} "
                    f"([detail]({details}#{r['anchor']})) |")
     return '\n'.join(out)
 
@@ -889,3 +865,61 @@ def details_markdown(rows, root='../') -> str:
               f"- reads: {', '.join(f'`{f}`' for f in r['reads']) or 'nothing measured (computed live, or no file yet)'}",
               f"- verdict: {plain(r['verdict'])}", '']
     return '\n'.join(L)
+
+# %% ../../nbs/paper/09b_paper_map.ipynb #0f877661
+MEANING = {   # a word's own meaning, in plain words (the legend's definitions, shortened)
+    'holds': "every premise we check held, and so did the conclusion",
+    'counterexample': "every premise we check held, and the conclusion failed",
+    'outside its premises': "a premise failed, so the runs are no evidence either way",
+    'undecided': "the runs do not decide: a run did not converge, or the seeds disagree",
+    'reproduced': "the authors' rule passes on every seed",
+    'contradicted': "every stated setting met, every open one swept, and the rule fails on every seed and sweep point",
+    'not reproduced in our setting': "the rule fails, and a setting of ours differs from the authors' or is not swept",
+    'not measured yet': "no measured run yet",
+    'statement not available': "its text is in the paper's body, which we do not have",
+    'premise, not a claim': "a condition on the data, checked where it is used",
+    'ours only': "no claim of the paper; our own claims only"}
+PLAIN = {   # a row (its statement up to the first ':') -> {word: what that word means for the row}
+    'Lemma 4.1': {'holds': "every token's one-step move is within the lemma's error bound, on synthetic data and on "
+                           "IMDB text"},
+    'Assumption 1': {'premise, not a claim': "a condition on the data; every synthetic set we generate meets it"},
+    'Corollary E': {'holds': "above the threshold, every run meets the score condition"},
+    'Theorem 4.3': {
+        'counterexample': "fails for a bounded range of step sizes on some synthetic sets, at every d; those runs "
+                          "break two candidate premises",
+        'holds': "every run inside the premises selects the relevant tokens"},
+    'Statement (1)': {'counterexample': "some runs converge in direction without selecting a relevant token in "
+                                        "every sequence"},
+    'Statement (2)': {'outside its premises': "no run selects all relevant tokens, so no run tests it"},
+    'All relevant tokens': {'counterexample': "some runs converge in direction without selecting the relevant token of "
+                                              "every sequence"},
+    'Trained baseline': {'undecided': "below the claimed 95% on every set; the runs did not converge, and the declared "
+                                      "sweeps have not run yet",
+                         'not reproduced in our setting': "below the claimed 95% on every set, where a setting of ours "
+                                                          "differs or a sweep point passes"},
+    'Frozen random embeddings': {'undecided': "about the authors' 72% after 40 training steps, well above it once "
+                                              "converged; the seeds disagree"},
+    'Transformer ladder': {'undecided': "its claims restating the authors' ran 40 steps, short of convergence; the "
+                                        "converged study is in the detail"}}
+SET_NAMES = {'imdb': 'IMDB', 'yelp': 'Yelp', 'yelp_pool': 'the Yelp pool', 'yelp_polarity': 'Yelp polarity',
+             'yelp_sentences': 'Yelp sentences'}
+_COUNTS = re.compile(r"(\d+) claims of the paper: ((?:\d+ [a-z ]+?)(?:, \d+ [a-z ]+?)*)(?: \(|;|$)")
+
+def plain_word(word: str) -> str:
+    "A verdict's word with its data-set codes in plain names ('reproduced on yelp_pool' -> '... the Yelp pool')."
+    head, on, sets = word.partition('reproduced on ')
+    return head + on + ', '.join(SET_NAMES.get(s, s) for s in sets.split(', ')) if on else word
+
+def plain_verdict(row: dict, most: int = 25) -> str:
+    """A row's verdict for the home page's map: its word (bold) and one plain sentence, `most` words at most
+    with the word: `PLAIN`'s for the row and word, else the claims' counts of an experiment row, else `MEANING`."""
+    word, _, rest = row['verdict'].partition(': ')
+    key = row['statement'].split(':')[0]
+    m = _COUNTS.search(rest)
+    base = word.split(' on ')[0] if word.startswith('reproduced on ') else word
+    text = (PLAIN.get(key, {}).get(base)
+            or (f"of its {m[1]} claims, {m[2]}" if m else MEANING.get(base, '')))
+    words = plain_word(word).split() + text.split()
+    if len(words) > most: raise ValueError(f"the map's line for {key!r} has {len(words)} words, over {most}: "
+                                           "shorten its sentence in PLAIN or MEANING")
+    return f"**{plain_word(word)}**" + (f": {text}" if text else '')
