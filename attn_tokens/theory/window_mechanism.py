@@ -4,8 +4,8 @@
 
 # %% auto #0
 __all__ = ['token_counts', 'first_velocity', 'loss_wb', 'relevant_of', 'velocity_gap', 'inversion_eta0', 'inversion_eta0_small',
-           'start_loss', 'loss_edge', 'failure_level', 'failure_edge', 'one_class_direction', 'lost_gap',
-           'gap_one_eta0', 'mirror_set', 'merge_tokens', 'twin_set', 'twin_loss', 'twin_rhs', 'twin_flow']
+           'start_loss', 'loss_edge', 'failure_level', 'failure_edge', 'mirror_set', 'merge_tokens',
+           'one_class_direction', 'lost_gap', 'gap_one_eta0', 'twin_set', 'twin_loss', 'twin_rhs', 'twin_flow']
 
 # %% ../../nbs/theory/03k_window_mechanism.ipynb #d9c2a51d
 import math
@@ -124,6 +124,21 @@ def failure_edge(tokens, labels, alpha, lost_class, hi=1e6, n_grid=400):
     if k[-1] == n_grid - 1: raise ValueError(f"L(0) is still above the level at eta0 = {hi:g}: pass a larger hi")
     return brentq(f, g[k[-1]], g[k[-1] + 1], xtol=1e-12, rtol=1e-12)
 
+# %% ../../nbs/theory/03k_window_mechanism.ipynb #a832f78b
+def mirror_set(tokens, labels, pos, neg):
+    """The positive sequences (label 1) and their mirror images (pos[k] -> neg[k], label 0): classes that are
+    mirror images, so the asymmetry A is 0 exactly. Returns (tokens, labels) as int64 tensors."""
+    t, y = torch.as_tensor(tokens), torch.as_tensor(labels)
+    if len(pos) != len(neg): raise ValueError(f"pos and neg pair up: got {len(pos)} and {len(neg)} tokens")
+    P = t[y == 1]; M = P.clone()
+    for a, b in zip(pos, neg): M[P == a] = b
+    return torch.cat([P, M]), torch.cat([torch.ones(len(P)), torch.zeros(len(M))]).long()
+
+def merge_tokens(tokens, src, dst):
+    "Every occurrence of token src replaced by dst (src then never occurs): a larger alpha_dst, a larger asymmetry."
+    t = torch.as_tensor(tokens).clone(); t[t == src] = dst
+    return t
+
 # %% ../../nbs/theory/03k_window_mechanism.ipynb #da0450df
 def one_class_direction(tokens, labels, alpha, eta0, keep):
     """At d = inf with exact scores (E(1) = [I, u], u = eta0 alpha / 2): (E(1), max_margin result) of class `keep`
@@ -149,21 +164,6 @@ def gap_one_eta0(tokens, labels, alpha, lost_class, lo=10., hi=1e5, n_grid=80):
     if v[0] >= 0 or len(ch) > 1: raise ValueError(f"the gap is {v[0] + 1:.4g} at eta0 = {lo:g} and crosses 1 "
                                                   f"{len(ch)} times on the grid: pass another [lo, hi]")
     return None if not len(ch) else brentq(f, g[ch[0]], g[ch[0] + 1], xtol=1e-10, rtol=1e-12)
-
-# %% ../../nbs/theory/03k_window_mechanism.ipynb #a832f78b
-def mirror_set(tokens, labels, pos, neg):
-    """The positive sequences (label 1) and their mirror images (pos[k] -> neg[k], label 0): classes that are
-    mirror images, so the asymmetry A is 0 exactly. Returns (tokens, labels) as int64 tensors."""
-    t, y = torch.as_tensor(tokens), torch.as_tensor(labels)
-    if len(pos) != len(neg): raise ValueError(f"pos and neg pair up: got {len(pos)} and {len(neg)} tokens")
-    P = t[y == 1]; M = P.clone()
-    for a, b in zip(pos, neg): M[P == a] = b
-    return torch.cat([P, M]), torch.cat([torch.ones(len(P)), torch.zeros(len(M))]).long()
-
-def merge_tokens(tokens, src, dst):
-    "Every occurrence of token src replaced by dst (src then never occurs): a larger alpha_dst, a larger asymmetry."
-    t = torch.as_tensor(tokens).clone(); t[t == src] = dst
-    return t
 
 # %% ../../nbs/theory/03k_window_mechanism.ipynb #a41de721
 def twin_set(P, N, I):
