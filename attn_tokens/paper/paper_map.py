@@ -292,9 +292,9 @@ def candidate_premises(spec, es) -> tuple:
 def _premises_text(words, nums) -> tuple:
     "(the head's words on the candidate premises, the clause with their numbers)."
     (w1, w3), (L0, lev, k) = words, nums
-    p1, p3 = "(i) (starting loss below a failing class's, proved to exclude every failure)", "(iii) (kappa max|alpha| <= sigma)"
-    head = "inside the judged premises, " + (f"{w1} candidate premises {p1} and {p3}" if w1 == w3
-                                             else f"{w1} candidate premise {p1}, {w3} {p3}")
+    p1, p3 = "(i) (starting loss below a failing class's, provably excluding failure)", "(iii) (kappa max|alpha| <= sigma)"
+    head = "inside the judged premises, " + (f"{w1} candidates {p1} and {p3}" if w1 == w3
+                                             else f"{w1} candidate {p1}, {w3} {p3}")
     rng = lambda r, f: f"{r[0]:{f}}" if f"{r[0]:{f}}" == f"{r[1]:{f}}" else f"{r[0]:{f}}-{r[1]:{f}}"
     return head, (f"there L(0) = {rng(L0, '.3f')} against the level {rng(lev, '.3f')} of a class's failure (03k's "
                   f"Proposition 2, any d), kappa max|alpha| = {rng(k, '.2f')} against sigma = 1 (03k, premises (i) and (iii))")
