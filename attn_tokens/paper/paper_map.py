@@ -6,11 +6,11 @@
 __all__ = ['BASELINE', 'STUDY_BASELINE', 'MATH_IN_QUOTES', 'RECORDS', 'JUDGED_IN', 'LADDER_QUOTES', 'FROZEN_VALUE', 'THEORY_ROWS',
            'EXPERIMENT_ROWS', 'MAP_WIDTHS', 'DETAILS', 'MEANING', 'PLAIN', 'SET_NAMES', 'experiment_verdict',
            'baseline_verdict', 'attach_study', 'quote_md', 'quote_plain', 'ledger_md', 'limit_cells', 'limit_rule',
-           'set_limit_facts', 'window_limit_verdict', 'run_statement1', 'run_outcome', 'statement_verdict',
-           'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note', 'corollary_e_verdict',
-           'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'frozen_records', 'frozen_verdict', 'ladder_verdict',
-           'ladder_study_verdict', 'all_relevant_verdict', 'paper_map', 'map_markdown', 'details_markdown',
-           'plain_word', 'plain_verdict']
+           'set_limit_facts', 'candidate_premises', 'window_limit_verdict', 'run_statement1', 'run_outcome',
+           'statement_verdict', 'window_theorem_verdict', 'd_limit_verdict', 'hand_counterexample_note',
+           'corollary_e_verdict', 'assumption1_verdict', 'lemma41_live', 'ladder_paper', 'frozen_records',
+           'frozen_verdict', 'ladder_verdict', 'ladder_study_verdict', 'all_relevant_verdict', 'paper_map',
+           'map_markdown', 'details_markdown', 'plain_word', 'plain_verdict']
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #61fd0acc
 import json, math, re
@@ -26,6 +26,8 @@ from ..theory.max_margin import COS_CONVERGED
 from ..theory.stage1 import proposition_c_check
 from ..theory.beyond import theorem_premises, theorem_verdict
 from ..theory.any_d import MAIN_KW, MAIN_SET, d_rule, d_cells, critical_eta0
+from ..theory.window_mechanism import start_loss, failure_level
+from ..data.tokenset import TokenSet
 from ..experiments.published import WORDS, QUOTES
 from .transcription import UNCHECKED
 from .rule import (THEORY_WORDS, WORD_ORDER, annotate, differing, add_seeds,
@@ -301,11 +303,36 @@ def _set_text(set_, f) -> str:
                    f"exact: {_outs(cells, es, 'exact')}; failed/seeds at finite d {_finite_text(cells, es) or 'none'})")
     return f"{set_}: " + (', '.join(out) or 'reached in every cell at d = inf')
 
+def candidate_premises(spec, es) -> tuple:
+    """Where the eta0 `es` of the set `spec` (make_assumption1's text) lie against 03k's candidate premises, at d = inf
+    with exact scores and sigma = 1: (i) the starting loss L(0) below every class's failure level (Proposition 2, proved
+    at every d to exclude every failure) and (iii) kappa max|alpha| <= sigma. ((word (i), word (iii)), numbers): each
+    word 'inside', 'outside' or 'partly inside'; numbers (L(0) range, level range, kappa max|alpha| range)."""
+    data = make_assumption1(**_parse_kw(spec)); t, lab = data.tokens, data.labels.numpy()
+    a = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.double().numpy()
+    L0 = [start_loss(t, lab, a, e) for e in es]
+    lev = [min(failure_level(t, lab, a, e / 2 * a, lab == c) for c in (0, 1)) for e in es]
+    k = [e / 2 * float(abs(a).max()) for e in es]
+    word = lambda ins: 'inside' if all(ins) else 'outside' if not any(ins) else 'partly inside'
+    return ((word([x < y for x, y in zip(L0, lev)]), word([x <= 1 for x in k])),
+            ((min(L0), max(L0)), (min(lev), max(lev)), (min(k), max(k))))
+
+def _premises_text(words, nums) -> tuple:
+    "(the head's words on the candidate premises, the clause with their numbers)."
+    (w1, w3), (L0, lev, k) = words, nums
+    p1, p3 = "(i) (starting loss below a failing class's, provably excluding failure)", "(iii) (kappa max|alpha| <= sigma)"
+    head = "inside the judged premises, " + (f"{w1} candidates {p1} and {p3}" if w1 == w3
+                                             else f"{w1} candidate {p1}, {w3} {p3}")
+    rng = lambda r, f: f"{r[0]:{f}}" if f"{r[0]:{f}}" == f"{r[1]:{f}}" else f"{r[0]:{f}}-{r[1]:{f}}"
+    return head, (f"there L(0) = {rng(L0, '.3f')} against the level {rng(lev, '.3f')} of a class's failure (03k's "
+                  f"Proposition 2, any d), kappa max|alpha| = {rng(k, '.2f')} against sigma = 1 (03k, premises (i) and (iii))")
+
 def window_limit_verdict(measured, name='eta0_edges.json'):
     """(word, deciding clauses, detail): Theorem 4.3 judged along the limit eps -> 0 (`limit_rule`, words by
     d_word) on the eta0 window scans of every set: counterexample if some set has an eta0 that persists inside the
     premises (at d = inf), holds if every eta0 with a failure vanishes, else undecided. The deciding clauses name
-    the sets and eta0 intervals that persist, then those where the failures vanish."""
+    the sets and eta0 intervals that persist, the premises they lie inside and the candidate ones they lie outside
+    (`candidate_premises`, with their numbers), then those where the failures vanish."""
     j = _load(measured, name)
     if j is None: return 'not measured yet', [f"{name}: not measured yet"], ''
     facts = {s: set_limit_facts(j, s) for s in j['meta']['sets']}
@@ -317,8 +344,15 @@ def window_limit_verdict(measured, name='eta0_edges.json'):
     has = lambda k: [s for s, f in facts.items() if f['facts'].get(k)]
     span = lambda s, k: _span_text(_spans(facts[s]['facts'][k], sorted(facts[s]['cells'])))
     pers, lim = has('persists'), f"{name}, eps -> 0 (d ~ eps^-2): "
-    head = [lim + "persists within the premises on "
-            + ', and '.join(f"{s}, {'eta0 ' * (i == 0)}{span(s, 'persists')}" for i, s in enumerate(pers))] if pers else []
+    head = []
+    if pers:
+        got = [candidate_premises(j['meta']['sets'][s], facts[s]['facts']['persists']) for s in pers]
+        merge = lambda ws: ws[0] if len(set(ws)) == 1 else 'partly inside'
+        words = tuple(merge([g[0][i] for g in got]) for i in (0, 1))
+        nums = tuple((min(g[1][i][0] for g in got), max(g[1][i][1] for g in got)) for i in range(3))
+        ph, pn = _premises_text(words, nums)
+        head = [lim + "persists on " + ', and '.join(f"{s}, {'eta0 ' * (i == 0)}{span(s, 'persists')}"
+                                                    for i, s in enumerate(pers)) + ": " + ph, pn]
     rest = lambda s: [e for k in ('persists', 'open') for e in facts[s]['facts'].get(k, [])]   # failing, not vanishing
     only = [s for s in has('vanishes') if not rest(s)]      # the sets where every failure vanishes
     below = [s for s in has('vanishes') if rest(s) and max(facts[s]['facts']['vanishes']) < min(rest(s))]
@@ -337,7 +371,6 @@ def _exact_limits(measured, name='flow_1320.json') -> dict:
     j = _load(measured, name)
     if j is None or 'outcome' not in j.get('exact', {}): return {}
     return {float(re.search(r"'([0-9.]+)\|", j['meta']['cell']).group(1)): j['exact']['outcome']}
-
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #e6e268c9
 def _word(s):
@@ -444,10 +477,10 @@ def statement_verdict(measured, stmt):
         parts[:0] = lead + ([detail] if detail else [])   # the deciding part first: the map's one line shows it
         parts.append(window_theorem_verdict(measured)[1] + ' (one d each: shown, not judged)')
         parts.append(hand_counterexample_note(measured))
-        parts.append("the corrected statement and a conjecture (03k_window_mechanism): Theorem 4.3 with the premise "
-                     "L(E(1), p = 0) < (1/n) log(1 + exp(-max |u_s| over irrelevant s)); evidence: Proposition 2 at d = inf "
-                     "(no sequence can end on irrelevant tokens below that loss); unchecked at finite d; it excludes the "
-                     "windows with a wide margin and says nothing below them")
+        parts.append("what 03k_window_mechanism proves in place of a conjecture: at every d no class loses its relevant "
+                     "tokens when the starting loss is below that class's failure level (Proposition 2), and at d = inf with "
+                     "exact scores a class stays lost only where its gap under the other class's max-margin direction "
+                     "exceeds 1 (Proposition 4, given the flow's logarithmic asymptotics, checked on the flow)")
     word = ('counterexample' if n['counterexample']
             else 'holds' if n['holds'] and not n['undecided']
             else 'undecided' if n['holds'] or n['undecided']
@@ -752,7 +785,7 @@ THEORY_ROWS = (   # statement, where stated, our statement, where checked, verdi
      _TH + '03a_eta0.ipynb', (_TH + '03a_eta0.ipynb', _TH + '03e_large_d.ipynb'),
      corollary_e_verdict),
     (r'Theorem 4.3: $p$ converges in direction to $p_{mm}$, the max-margin selection of the '
-     'relevant tokens', 'paper', _TH + '03b_stage2.ipynb', tuple(_TH + f for f in (
+     r'relevant tokens, under Assumption 1 and $\eta_0\ge\eta^*$, as $d\to\infty$', 'paper', _TH + '03b_stage2.ipynb', tuple(_TH + f for f in (
      '03b_stage2.ipynb', '03c_protocol.ipynb', '03d_beyond.ipynb', '03e_large_d.ipynb',
      '03h_any_d.ipynb', '03i_hand_counterexample.ipynb')),
      lambda m: statement_verdict(m, 'theorem')),
