@@ -243,6 +243,32 @@ def _window_run(args, cfg, tokens, labels, V):
     print('\n'.join(window_lines(w)))
     return w.record()
 
+# %% ../../nbs/commands/10a_theory_command.ipynb #0845074b
+def _log_flow_line(r) -> str:
+    "The log flow's decision on one run, for the console."
+    head = f"log flow at d = inf ({'exact' if r['stage1_exact'] else 'rounded'} stage 1), eta0 = {r['eta0']:.6g}: "
+    if r['outcome'] == 'reached':
+        return head + (f"reached at log t = {r['log_t']:g}: every sequence selects its relevant token, "
+                       f"cos(p, p_mm^rel) = {r['cos_rel']:.6f}")
+    if r['outcome'] == 'failed':
+        return head + (f"failed, with the certificate at log t = {r['log_t']:g}: class {r['lost_classes'][0]} "
+                       f"({r['n_lost']} sequences) without its relevant token; cos(p, p+) = {r['cos_plus']:.6f} (p+ "
+                       f"KKT-certified), gap {r['gap']:.4f} > 1, slope of its best relevant log-weight {r['slope']:.4f} "
+                       f"in log t over [{r['stretch'][0]:g}, {r['stretch'][1]:g}] (predicted -gap)")
+    return head + f"open (undecided) at log t = {r['log_t']:g}: {r['n_lost']} sequences without their relevant token"
+
+def _log_flow_run(args, cfg, tokens, labels, V):
+    """--d inf --exact-stage1 at one eta0: stage 2 by the log flow (theory.log_flow.limit_run), which decides the run
+    (reached, failed with its certificate, or open at log t = 3000); the lines printed and the record."""
+    # the light --help path: the log flow imports torch and scipy
+    from attn_tokens.theory.log_flow import limit_run
+    from attn_tokens.data.tokenset import TokenSet
+    eta, line = _setting_eta0(cfg, tokens, labels, V); print(line)
+    ts = TokenSet.make(tokens, labels, V)
+    r = limit_run(ts, eta, exact=True, eps=cfg.score_noise, seed=cfg.seed, scale=cfg.init_scale)
+    print(_log_flow_line(r), flush=True)
+    return dict(eta0=eta, flow='log', outcome=r['outcome'], stage1_exact=r['stage1_exact'], log_flow=json_safe(r))
+
 # %% ../../nbs/commands/10a_theory_command.ipynb #b5ac77e3
 def _cli_run(args):
     """The body of `cli_run`: DATA's ids renumbered to the ones that occur (`window.used_tokens`), then
@@ -266,10 +292,12 @@ def _cli_run(args):
                 token_ids=ids.tolist() if V < data.V else None)
     if args.eta0_window is not None:
         rec = head | dict(window=_window_run(args, cfg, tokens, data.labels, V))
+    elif cfg.d == math.inf and cfg.exact_stage1:      # the exact limit: decided by the log flow
+        runs, rec = [], head | _log_flow_run(args, cfg, tokens, data.labels, V)
     else:
         runs, body = _seeds_run(args, cfg, tokens, data.labels, V); rec = head | body
     if out is not None and str(out).endswith('.npz'):
-        arr = protocol.result_arrays(runs[0])
+        arr = protocol.result_arrays(runs[0]) if runs else {}
         save_npz(out, arr | dict(summary=np.array(json.dumps(json_safe(rec), allow_nan=False))))
     elif out is not None: write_json(out, rec)
     if out is not None: print(f"record written to {out}")

@@ -32,9 +32,13 @@ class LogFlowProblem:
     @classmethod
     def make(cls, E, u, ts):
         "From E, u (tensors or arrays) and a TokenSet."
-        t, m = ts.tokens.numpy(), ts.mask.numpy()
-        return cls(np.asarray(E, float), np.asarray(u, float), np.where(m, t, 0), m,
-                   2. * ts.labels.numpy() - 1, ts.relevant[ts.ids].numpy() & m)
+        t, m = ts.tokens.numpy(), ts.mask.numpy(); rel = ts.relevant[ts.ids].numpy() & m
+        n_rel = [len(set(t[i][rel[i]].tolist())) for i in range(len(t))]
+        bad = [i for i, k in enumerate(n_rel) if k != 1]
+        if bad: raise ValueError(f"the log flow's rule needs one relevant token per sequence (Assumption 1: a token of "
+                                 f"one class only); sequence {bad[0]} holds {n_rel[bad[0]]} ({len(bad)} such sequences): "
+                                 "pass data that satisfy Assumption 1, or run the engine's flow (no --exact-stage1)")
+        return cls(np.asarray(E, float), np.asarray(u, float), np.where(m, t, 0), m, 2. * ts.labels.numpy() - 1, rel)
 
 def log_weights(z, P):
     "(n, T) log softmax weights of each sequence (padding: -inf), by log-sum-exp."
