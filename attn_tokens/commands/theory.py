@@ -410,6 +410,32 @@ def _window_run(args, cfg, tokens, labels, rec: Record, say, prior=None):
     rec.save(window=w.record() | dict(eta_star=eta_star, setting_premises_failed=setting_failed,
                                       finished=True))
 
+# %% ../../nbs/commands/10a_theory_command.ipynb #0845074b
+def _log_flow_line(r) -> str:
+    "The log flow's decision on one run, for the console."
+    head = f"log flow at d = inf ({'exact' if r['stage1_exact'] else 'rounded'} stage 1), eta0 = {r['eta0']:.6g}: "
+    if r['outcome'] == 'reached':
+        return head + (f"reached at log t = {r['log_t']:g}: every sequence selects its relevant token, "
+                       f"cos(p, p_mm^rel) = {r['cos_rel']:.6f}")
+    if r['outcome'] == 'failed':
+        return head + (f"failed, with the certificate at log t = {r['log_t']:g}: class {r['lost_classes'][0]} "
+                       f"({r['n_lost']} sequences) without its relevant token; cos(p, p+) = {r['cos_plus']:.6f} (p+ "
+                       f"KKT-certified), gap {r['gap']:.4f} > 1, slope of its best relevant log-weight {r['slope']:.4f} "
+                       f"in log t over [{r['stretch'][0]:g}, {r['stretch'][1]:g}] (predicted -gap)")
+    return head + f"open (undecided) at log t = {r['log_t']:g}: {r['n_lost']} sequences without their relevant token"
+
+def _log_flow_run(args, cfg, tokens, labels, V):
+    """--d inf --exact-stage1 at one eta0: stage 2 by the log flow (theory.log_flow.limit_run), which decides the run
+    (reached, failed with its certificate, or open at log t = 3000); the lines printed and the record."""
+    # the light --help path: the log flow imports torch and scipy
+    from attn_tokens.theory.log_flow import limit_run
+    from attn_tokens.data.tokenset import TokenSet
+    eta, line = _setting_eta0(cfg, tokens, labels, V); print(line)
+    ts = TokenSet.make(tokens, labels, V)
+    r = limit_run(ts, eta, exact=True, eps=cfg.score_noise, seed=cfg.seed, scale=cfg.init_scale)
+    print(_log_flow_line(r), flush=True)
+    return dict(eta0=eta, flow='log', outcome=r['outcome'], stage1_exact=r['stage1_exact'], log_flow=json_safe(r))
+
 # %% ../../nbs/commands/10a_theory_command.ipynb #b5ac77e3
 def _versions() -> dict:
     "The versions a record was made with."
@@ -451,10 +477,12 @@ def _run(args, out, cfg, prior, say):
                                                          if prior and k in prior})
     if args.eta0_window is not None:
         _window_run(args, cfg, data.tokens, data.labels, rec, say, prior)
+    elif cfg.d == math.inf and cfg.exact_stage1:      # the exact limit: decided by the log flow
+        runs = []; rec.save(**_log_flow_run(args, cfg, tokens, data.labels, V, say))
     else: runs = _seeds_run(args, cfg, tokens, data.labels, V, rec, say, prior)
     rec.save(finished=True)
     if out is not None and str(out).endswith('.npz'):
-        save_npz(out, protocol.result_arrays(runs[0])
+        save_npz(out, (protocol.result_arrays(runs[0]) if runs else {})
                  | dict(summary=np.array(json.dumps(json_safe(rec.rec), allow_nan=False))))
     return rec
 

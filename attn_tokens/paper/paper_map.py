@@ -224,9 +224,10 @@ def limit_cells(j, set_) -> dict:
     """{grid eta0: {cell: outcome or [outcomes by seed]}} of one set's window scans (eta0_edges.json): the cells
     'inf|EPS' as the float EPS, 'inf|0' as 'unperturbed', 'inf|exact' as 'exact', a finite d as an int with its
     seeds' outcomes; only the eta0 of the set's shared grid (bisection points are per scan); a cell without a scan
-    (or whose scan lacks that eta0) is absent: not measured."""
+    (or whose scan lacks that eta0) is absent: not measured. A later version of a scan (the log flow's, version 2,
+    which decides the runs the engine's flow left undecided) is read over an earlier one of the same cell."""
     out = {}
-    for r in j['runs'].values():
+    for r in sorted(j['runs'].values(), key=lambda r: r.get('version', 1)):
         if r['set'] != set_: continue
         c = r['cell']
         key = (int(c) if c.isdigit() else 'exact' if c == 'inf|exact' else 'unperturbed' if c == 'inf|0'
@@ -243,13 +244,14 @@ def limit_rule(cells) -> str:
     """The failures of one (set, eta0) along the limit eps -> 0 (read as d -> inf, 03h's d ~ eps^-2), from its
     cells (`limit_cells`), judged only with at least two eps and the limit's end, the exact cell, measured (the
     unperturbed cell's rounding is a perturbation too: at eta0 = 1320 on n2000_V110_T32 it fails where the exact
-    limit reaches): 'persists' when it failed at every eps, down to the smallest, and is not reached in the exact
-    cell nor unperturbed where measured; 'vanishes' when it reached at the smallest eps and in the exact cell, did
-    not fail unperturbed, and failed at some larger eps; else 'open'."""
+    limit reaches): 'persists' when it failed at every eps, down to the smallest, failed in the exact cell (a
+    decided failure: an undecided run is never counted as one) and is not reached unperturbed where measured;
+    'vanishes' when it reached at the smallest eps and in the exact cell, did not fail unperturbed, and failed at
+    some larger eps; else 'open'."""
     eps = sorted((c for c in cells if isinstance(c, float)), reverse=True)
     if len(eps) < 2 or 'exact' not in cells: return 'open'     # no sequence, or no end to it
-    lim = [cells[c] for c in ('unperturbed', 'exact') if c in cells]
-    if all(cells[e] == 'failed' for e in eps) and 'reached' not in lim: return 'persists'
+    if (all(cells[e] == 'failed' for e in eps) and cells['exact'] == 'failed'
+            and cells.get('unperturbed') != 'reached'): return 'persists'
     if (cells[eps[-1]] == 'reached' and cells['exact'] == 'reached'
             and cells.get('unperturbed') != 'failed' and 'failed' in [cells[e] for e in eps[:-1]]): return 'vanishes'
     return 'open'

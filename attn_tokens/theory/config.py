@@ -191,10 +191,12 @@ class ProtocolConfig:
     init_scale: float = param(1., 'a factor sigma > 0 on E(0): entries N(0, sigma^2/d) (1: the '
                                   "package's law; notebook 03k_window_mechanism)", POSITIVE)
     exact_stage1: bool = param(False, "stage 1 by its closed form (stage1.one_step_exact) instead of "
-                                      "the engine's gradient: at d = inf the scores of tokens whose "
-                                      "signed counts cancel are then exactly 0 when the counts' sums "
-                                      "are exact in float64 (T a power of 2), not at rounding level "
-                                      "(notebook 03j_eta0_window)", FLAG)
+                                      "the engine's gradient: at d = inf by exact signed counts "
+                                      "(stage1.signed_counts), so the scores of tokens whose counts "
+                                      "cancel are exactly 0 whatever T; at d = inf the eta0 window and "
+                                      "`attn-tokens theory` then run stage 2 by the log flow "
+                                      "(theory.log_flow), which decides every run "
+                                      "(notebooks 03j_eta0_window, 03l_log_flow)", FLAG)
     stage2: Stage2Config = field(default_factory=protocol_stage2)
     def __post_init__(self): self.check()
     def check(self):

@@ -25,10 +25,16 @@ d = inf with the scores perturbed by eps = 1e-6, 1e-12 and unperturbed (eps = 0)
           irrelevant scores exactly 0 (a28_T10's T = 10 does not: its closed form keeps rounding of 1e-16).
           Last, n2000_V110_T32 at eps = 1e-6 and in the exact limit (T = 32), so that its window can be read along
           the limit at all (two eps and the limit's end; the map's rule, paper_map.limit_rule, needs both).
+          Then (--log-flow, added for issue 54: the engine's flow left these cells 'undecided' at the end of float64's
+          range, and an undecided point is not a failure) the log flow of theory/log_flow.py (03l_log_flow), which decides
+          every run: the exact cells of hand, n1000_V68_T16 and n2000_V110_T32, the exact cell of a28_T10 (the exact stage 1
+          is exact for every T now) and the unperturbed cells 'inf|0' that held undecided points (hand, a28_T10,
+          n2000_V110_T32), with the engine's stage 1 there. Written under new keys 'SET|CELL|SEED|log' with flow = 'log' and
+          version = 2; the engine's records stay as they were (their provenance).
 Per scan: eta0_window's record (every eta0 with its outcome, the edges), its CPU time. Written to OUT.json atomically
 after every scan (attn_tokens.infra.files.write_json); a rerun with the same OUT skips the scans done. --workers K runs
 K scans at once (one torch thread each); --budget S starts no scan after S seconds.
-Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S] [--only TEXT]
+Usage: nice -n 19 python tools/measure/eta0_window_edges.py OUT.json [--workers K] [--budget S] [--only TEXT] [--log-flow]
 (read by nbs/theory/03j_eta0_window.ipynb)"""
 import argparse, json, math, os, time
 os.environ.setdefault('OMP_NUM_THREADS', '1'); os.environ.setdefault('MKL_NUM_THREADS', '1')
@@ -57,7 +63,18 @@ def tasks():
             + [('n2000_V110_T32', 'inf|1e-06', 0), ('n2000_V110_T32', 'inf|exact', 0)])
 
 
+LOG_TASKS = ([(s, c, 0) for s in ('hand', 'a28_T10') for c in ('inf|exact', 'inf|0')]     # small sets first
+             + [('n1000_V68_T16', 'inf|exact', 0)] + [('n2000_V110_T32', c, 0) for c in ('inf|exact', 'inf|0')])
+
 def key(task): return '|'.join(map(str, task))
+
+def log_key(task): return key(task) + '|log'
+
+def log_scan(task):
+    "One scan of LOG_TASKS by the log flow (in a worker process): its record, flow 'log', version 2."
+    name, cell, seed = task
+    _, rec = scan(task, log_flow=True)
+    return task, rec | dict(flow='log', version=2)
 
 def set_and_range(shape):
     """make_assumption1(n, n_relevant, n_irrelevant, T) of `shape` with data seed 0, max|alpha|, and the scan's range
@@ -68,8 +85,8 @@ def set_and_range(shape):
     amax = TokenSet.make(data.tokens, data.labels, data.V).stats.alpha.abs().max().item()
     return data, amax, 2 * C_RANGE[0] / amax, 2 * C_RANGE[1] / amax
 
-def scan(task):
-    "One eta0_window scan (in a worker process): its record."
+def scan(task, log_flow=False):
+    "One eta0_window scan (in a worker process): its record; stage 2 by the log flow if asked (d = inf only)."
     import torch; torch.set_num_threads(1)
     from attn_tokens.theory.window import eta0_window, GRID_PER_DECADE, RTOL
     name, cell, seed = task
@@ -79,7 +96,7 @@ def scan(task):
     d, eps = (math.inf, 0. if exact else float(cell.split('|')[1])) if cell.startswith('inf') else (int(cell), 0.)
     c0 = time.process_time()
     w = eta0_window(data.tokens, data.labels, d, lo, hi, grid=grid, rtol=rtol, score_noise=eps, seed=seed,
-                    exact_stage1=exact)
+                    exact_stage1=exact, **({'log_flow': True} if log_flow else {}))
     return task, dict(set=name, cell=cell, seed=seed, eps=eps, max_alpha=amax, cpu_s=time.process_time() - c0) | w.record()
 
 def run_scans(out, meta, runs, todo, scan, key, workers, budget):
@@ -112,6 +129,7 @@ def main():
     ap.add_argument('--workers', type=int, default=1)
     ap.add_argument('--budget', type=float, default=math.inf, help='start no scan after this many s')
     ap.add_argument('--only', default='', help="only the scans whose key (set|cell|seed) contains this text")
+    ap.add_argument('--log-flow', action='store_true', help="the scans of LOG_TASKS by the log flow, under keys '...|log'")
     a = ap.parse_args()
     meta = dict(command=COMMAND, sets={k: 'make_assumption1(n=%d, n_relevant=%d, n_irrelevant=%d, T=%d, seed=0)' % v
                                        for k, v in SETS.items()},
@@ -120,8 +138,16 @@ def main():
                        "score_noise=eps, seed=seed, exact_stage1=(cell == 'inf|exact')): run_protocol's defaults "
                        "otherwise", exact_sets=list(EXACT_SETS),
                 machine='2-core machine shared with other work; one torch thread a scan, nice 19')
-    runs = json.loads(open(a.out).read())['runs'] if os.path.exists(a.out) else {}
-    run_scans(a.out, meta, runs, [t for t in tasks() if key(t) not in runs and a.only in key(t)], scan, key,
-              a.workers, a.budget)
+    old = json.loads(open(a.out).read()) if os.path.exists(a.out) else {}
+    runs, meta = old.get('runs', {}), old.get('meta', {}) | meta      # what an earlier run's meta says is kept
+    if a.log_flow:
+        meta |= dict(log_command=COMMAND + ' --log-flow', log_tasks=[log_key(t) for t in LOG_TASKS], log_flow='eta0_window(..., log_flow=True): stage 2 by '
+                     'theory.log_flow.limit_run (03l_log_flow), judged reached / failed with a certificate / open at log t '
+                     '= 3000 (undecided)')
+        run_scans(a.out, meta, runs, [t for t in LOG_TASKS if log_key(t) not in runs and a.only in key(t)], log_scan,
+                  log_key, a.workers, a.budget)
+    else:
+        run_scans(a.out, meta, runs, [t for t in tasks() if key(t) not in runs and a.only in key(t)], scan, key,
+                  a.workers, a.budget)
 
 if __name__ == '__main__': main()
