@@ -424,16 +424,16 @@ def _log_flow_line(r) -> str:
                        f"in log t over [{r['stretch'][0]:g}, {r['stretch'][1]:g}] (predicted -gap)")
     return head + f"open (undecided) at log t = {r['log_t']:g}: {r['n_lost']} sequences without their relevant token"
 
-def _log_flow_run(args, cfg, tokens, labels, V):
+def _log_flow_run(args, cfg, tokens, labels, V, say=print):
     """--d inf --exact-stage1 at one eta0: stage 2 by the log flow (theory.log_flow.limit_run), which decides the run
-    (reached, failed with its certificate, or open at log t = 3000); the lines printed and the record."""
+    (reached, failed with its certificate, or open at log t = 3000); the lines said (`say`) and the record's part."""
     # the light --help path: the log flow imports torch and scipy
     from attn_tokens.theory.log_flow import limit_run
     from attn_tokens.data.tokenset import TokenSet
-    eta, line = _setting_eta0(cfg, tokens, labels, V); print(line)
+    eta, line = _setting_eta0(cfg, tokens, labels, V); say(line)
     ts = TokenSet.make(tokens, labels, V)
     r = limit_run(ts, eta, exact=True, eps=cfg.score_noise, seed=cfg.seed, scale=cfg.init_scale)
-    print(_log_flow_line(r), flush=True)
+    say(_log_flow_line(r))
     return dict(eta0=eta, flow='log', outcome=r['outcome'], stage1_exact=r['stage1_exact'], log_flow=json_safe(r))
 
 # %% ../../nbs/commands/10a_theory_command.ipynb #b5ac77e3
