@@ -450,7 +450,10 @@ def _sweeps_due(res) -> list:
     if not plan: return []
     return ['## Sweeps due', '', "These claims of the paper fail on every converged seed at their main point; the "
             "declared values of the open settings below were not run, so they read *undecided* (\"sweep not run "
-            "yet\") until they are. This command does not run them yet.", '',
+            "yet\") until they are. A full run runs the values an override runs (`run_sweeps`: optimizer and learning "
+            "rate, tokenizer, vocabulary cut) and stores them; those left here are values no override runs (a data set, "
+            "construction or rung judged side by side: its own experiment's entry), points whose runs failed, or a run "
+            "stopped before it reached them.", '',
             *[f"- **{p['experiment']}**, {p['setting']}: {'; '.join(map(str, p['values']))} "
               f"({len(p['claims'])} claims)" for p in plan], '']
 

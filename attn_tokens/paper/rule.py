@@ -413,7 +413,9 @@ def run_points(setting: str, c: dict, r: dict, ours='') -> list:
     setting -> declared value -> {seed: a run, stored as a seed run is (status, numbers, claims)}; each point
     {value, seeds: [{seed, value, pass, converged}]} as `seed_records` reads the main point (the claim matched by
     `claim_id`, each pass recomputed, converged by `converged`). [] until every owed value (`owed_values`) holds a
-    finished run on every seed of the main point: a sweep half run decides nothing."""
+    finished run on every seed of the main point, each converged (`converged`: the points a claim's word reads
+    are converged, as its main point's are): a sweep half run, or one stopped by a step cap, decides nothing, and
+    the claim's sweep stays owed."""
     runs, pts = (r.get('sweep_runs') or {}).get(setting) or {}, []
     if not runs: return []
     for v in owed_values(setting, ours):
@@ -426,7 +428,8 @@ def run_points(setting: str, c: dict, r: dict, ours='') -> list:
                               'converged': converged(_part(o.get('numbers', {}), c))})
         pts.append(dict(value=v, seeds=sorted(seeds, key=lambda q: q['seed'])))
     main = set(_runs(r, _who(c)))
-    return pts if pts and all({q['seed'] for q in p['seeds']} >= main for p in pts) else []
+    done = lambda p: {q['seed'] for q in p['seeds']} >= main and all(q['converged'] is True for q in p['seeds'])
+    return pts if pts and all(done(p) for p in pts) else []
 
 def sweep_record(exp: str, setting: str, c: dict, r: dict, ours='') -> list:
     """The points of the declared sweep of open `setting` that entry `r` of experiment `exp` holds for claim `c`
