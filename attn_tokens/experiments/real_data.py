@@ -247,8 +247,8 @@ def one_layer_setup(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
     L = smoothness(m, tr) if cfg.optim == 'gd 1/L' else None
     tcfg = train_config(settings, cfg, f'{key}_one_layer{tag}', trainable, smooth=L)
     info = dict(n_train=tr.n, n_test=te.n, V=tr.V, d=settings['d'], max_len=settings['max_len'],
-                min_count=cfg.min_count or settings['min_count'], **extra, **cfg.override,
-                **({} if L is None else dict(L=L, lr=tcfg.lr)))
+                min_count=settings['min_count'], **extra)
+    info.update(cfg.override, **({} if L is None else dict(L=L, lr=tcfg.lr)))   # a sweep point's changes
     return m, tr, te, tcfg, info
 
 def one_layer_real(key, cfg: ExpConfig, trainable=None, tag='', settings=None):
