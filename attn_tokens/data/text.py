@@ -19,8 +19,8 @@ from ..infra.checks import check_int
 from ..infra.files import CACHE_ENV, default_cache_dir, load_npz, save_npz
 
 # %% auto #0
-__all__ = ['WORD_PATTERN', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens', 'encode', 'token_data',
-           'cached_arrays', 'load_tokenized', 'word_counts']
+__all__ = ['WORD_PATTERN', 'SKLEARN_PATTERN', 'TOKENIZERS', 'CACHE_VERSION', 'Tokenizer', 'Vocab', 'build_vocab', 'pad_tokens',
+           'encode', 'token_data', 'cached_arrays', 'load_tokenized', 'word_counts']
 
 # %% ../../nbs/data/01b_text.ipynb #22a12fc0
 WORD_PATTERN = r"[^\W_]+(?:'[^\W_]+)*|[!?]"
@@ -48,6 +48,11 @@ class Tokenizer:
         "The list of words of `text`."
         return self._re.findall(self.prepare(text))
     def config(self) -> dict: return asdict(self)
+
+# %% ../../nbs/data/01b_text.ipynb #a53tk002
+SKLEARN_PATTERN = r"(?u)\b\w\w+\b"   # scikit-learn CountVectorizer's default token_pattern
+TOKENIZERS = {'ours': Tokenizer(),     # name -> tokenizer: the values of the open setting "tokenizer"
+              'sklearn': Tokenizer(pattern=SKLEARN_PATTERN, lower=True, clean=False)}
 
 # %% ../../nbs/data/01b_text.ipynb #6a16ed50
 class Vocab:

@@ -325,8 +325,11 @@ def _one_layer_v(tr, te, S, cfg) -> float:
     run of this size (`train_config`): Spearman of its E_s^T v bin means vs centres on the
     rebuttal's mlp_v bins."""
     m = OneLayerAttention(tr.V, S['d'], seed=cfg.seed)
-    fit(m, tr, te, train_config(dict(REAL_SIZES['imdb'][cfg.size], d=S['d']), cfg,
-                                'imdb_mlp_one_layer'))
+    # the size table's optimizer: a sweep point's optimizer override is the MLP's to take (its own loop does not,
+    # so the MLP is no point of that sweep), never this comparison's
+    c = dataclasses.replace(cfg, optim='table')
+    fit(m, tr, te, train_config(dict(REAL_SIZES['imdb'][cfg.size], d=S['d']), c, 'imdb_mlp_one_layer'))
+    cfg.ckpt_names.extend(n for n in c.ckpt_names if n not in cfg.ckpt_names)   # the checkpoint it owns
     x = stats.token_stats(tr.tokens, tr.labels, tr.V).posterior_diff
     return compare_table('mlp_v', x, m.scores()['v'])['shape_ours']['spearman']
 

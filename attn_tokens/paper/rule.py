@@ -4,13 +4,13 @@
 
 # %% auto #0
 __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 'STATED', 'SETTINGS', 'NOT_SWEPT', 'UNSWEPT',
-           'SWEEP_VALUES', 'SIDE_BY_SIDE', 'PENDING', 'NEEDLESS', 'PUBLISHED_V', 'SEED_VALUES', 'SWEEPS',
-           'BASELINE_SOURCE', 'REQUOTED', 'WORD_ORDER', 'ROW_ORDER', 'NEAR', 'theory_word', 'd_word', 'legend_md',
-           'converged', 'settings_record', 'RecordError', 'checked_value', 'checked_seed', 'checked_flag',
-           'recomputed_pass', 'checked_seeds', 'checked_record', 'capped', 'record_reasons', 'record_word',
-           'claim_word', 'claim_id', 'seed_records', 'sweep_record', 'main_fails', 'resolve_sweeps', 'annotate',
-           'differing', 'link_sweeps', 'names_no_set', 'sentence_word', 'row_word', 'threshold_distance', 'needs_seeds',
-           'add_seeds', 'sweep_plan', 'knob_ranges', 'check_entry']
+           'SWEEP_VALUES', 'SIDE_BY_SIDE', 'SWEEP_OVERRIDES', 'PENDING', 'NEEDLESS', 'PUBLISHED_V', 'SEED_VALUES',
+           'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'WORD_ORDER', 'ROW_ORDER', 'NEAR', 'theory_word', 'd_word',
+           'legend_md', 'converged', 'sweep_override', 'owed_values', 'settings_record', 'RecordError', 'checked_value',
+           'checked_seed', 'checked_flag', 'recomputed_pass', 'checked_seeds', 'checked_record', 'capped',
+           'record_reasons', 'record_word', 'claim_word', 'claim_id', 'seed_records', 'run_points', 'sweep_record',
+           'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps', 'names_no_set', 'sentence_word',
+           'row_word', 'threshold_distance', 'needs_seeds', 'add_seeds', 'sweep_plan', 'knob_ranges', 'check_entry']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import math, numbers, re
@@ -158,6 +158,30 @@ SIDE_BY_SIDE = {   # open settings whose points are claims already judged side b
     'data set': 'set', 'which Yelp set': 'set',      # same sentence on another data set,
     '4 classes from 5 stars': 'construction',        # on the other construction of the 4 classes,
     'architecture around W_KQ': 'rung'}              # on another rung of the transformer ladder
+_V = SWEEP_VALUES
+SWEEP_OVERRIDES = {   # open setting -> {declared value: the experiments.framework.ExpConfig fields that run it}: one
+    # override per value; {} is the main point's (the size table's); None: no override runs it (the frequency cut is
+    # each size table's own, per data set: a run at min_count 1 has no one cut to go back to)
+    'optimizer and learning rate': dict(zip(_V['optimizer and learning rate'],
+                                            ({}, dict(optim='adam/10'), dict(optim='gd 1/L')))),
+    'tokenizer': dict(zip(_V['tokenizer'], ({}, dict(tokenizer='sklearn')))),
+    'vocabulary cut': dict(zip(_V['vocabulary cut'], (None, dict(min_count=1))))}
+
+def sweep_override(setting: str, value: str):
+    """The ExpConfig fields that run declared value `value` of open `setting` (SWEEP_OVERRIDES; None where none
+    does); a value that is not declared (SWEEP_VALUES) refused, naming the declared ones."""
+    if value not in SWEEP_VALUES.get(setting, ()):
+        raise ValueError(f"{setting!r} = {value!r} is not a declared value of an open setting; the declared ones "
+                         f"(paper.rule.SWEEP_VALUES): {'; '.join(SWEEP_VALUES.get(setting, ())) or 'none'}")
+    return (SWEEP_OVERRIDES.get(setting) or {}).get(value)
+
+def owed_values(setting: str, ours='') -> list:
+    """The declared values of open `setting` a sweep owes beside the main point: all but the one the main point is
+    at (the one `ours`, the settings record's words, starts with; else the first)."""
+    vals = list(SWEEP_VALUES.get(setting, ()))
+    at = next((v for v in vals if str(ours).startswith(v)), vals[0] if vals else None)
+    return [v for v in vals if v != at]
+
 PENDING = 'sweep not run yet'
 NEEDLESS = "not needed: the main point does not fail on every converged seed, so no sweep can change the word"
 PUBLISHED_V = PAPER.V_published   # the authors' vocabulary sizes (the vocabulary sentence), one home: published.PAPER
@@ -384,10 +408,36 @@ SWEEPS = {   # (experiment, open setting) -> (list in its numbers, a point's val
         'budget', 'cap', {'test accuracy with E frozen': 'test_acc', 'test loss with E frozen': 'test_loss'},
         "step caps 40, 150, 500, 1500 (08a's FROZEN sizes: from a short run to past the converged one)")}
 
-def sweep_record(exp: str, setting: str, c: dict, r: dict) -> list:
+def run_points(setting: str, c: dict, r: dict, ours='') -> list:
+    """The points of open `setting` that the reproduce run ran for claim `c` of entry `r`: `r['sweep_runs']`,
+    setting -> declared value -> {seed: a run, stored as a seed run is (status, numbers, claims)}; each point
+    {value, seeds: [{seed, value, pass, converged}]} as `seed_records` reads the main point (the claim matched by
+    `claim_id`, each pass recomputed, converged by `converged`). [] until every owed value (`owed_values`) holds a
+    finished run on every seed of the main point, each converged (`converged`: the points a claim's word reads
+    are converged, as its main point's are): a sweep half run, or one stopped by a step cap, decides nothing, and
+    the claim's sweep stays owed."""
+    runs, pts = (r.get('sweep_runs') or {}).get(setting) or {}, []
+    if not runs: return []
+    for v in owed_values(setting, ours):
+        seeds = []
+        for s, o in (runs.get(v) or {}).items():
+            m = next((d for d in o.get('claims', []) if claim_id(d) == claim_id(c)), None)
+            if o.get('status') == 'ok' and m is not None:
+                seeds.append({'seed': checked_seed(f"{_who(c)}, {setting} = {v}", s, key=True),
+                              'value': _in_memory(m.get('value')), 'pass': _passes(m),
+                              'converged': converged(_part(o.get('numbers', {}), c))})
+        pts.append(dict(value=v, seeds=sorted(seeds, key=lambda q: q['seed'])))
+    main = set(_runs(r, _who(c)))
+    done = lambda p: {q['seed'] for q in p['seeds']} >= main and all(q['converged'] is True for q in p['seeds'])
+    return pts if pts and all(done(p) for p in pts) else []
+
+def sweep_record(exp: str, setting: str, c: dict, r: dict, ours='') -> list:
     """The points of the declared sweep of open `setting` that entry `r` of experiment `exp` holds for claim `c`
-    ([{value, seeds: [{seed, value, pass, converged}]}] over every run of the entry; [] if none)."""
+    ([{value, seeds: [{seed, value, pass, converged}]}] over every run of the entry; [] if none): the experiment's
+    own sweep (SWEEPS), else the points the reproduce run ran with an override (`run_points`; `ours`: the
+    setting's words in the record)."""
     spec = SWEEPS.get((exp, setting))
+    if spec is None: return run_points(setting, c, r, ours)
     vk = next((v for t, v in spec[2].items() if t in c['claim']), None) if spec else None
     if vk is None: return []
     pts = {}
@@ -438,7 +488,7 @@ def annotate(exp: str, r: dict) -> dict:
         c['id'] = claim_id(c)
         c['settings'] = settings_record(c.get('quote_key'), exp, _part(r.get('numbers', {}), c))
         for s in c['settings']:
-            if s['stated'] is None and not s['sweep']: s['sweep'] = sweep_record(exp, s['setting'], c, r)
+            if s['stated'] is None and not s['sweep']: s['sweep'] = sweep_record(exp, s['setting'], c, r, s['ours'])
         c['seeds'] = seed_records(exp, r, c)
         c['seed_values'] = [s['value'] for s in c['seeds']]
         c.pop('cut_short', None)
@@ -567,13 +617,15 @@ def sweep_plan(exps: dict) -> list:
     claim of the paper (its main point fails on every converged seed, no point stored), the values to run (the
     declared values but the main point's; a side-by-side setting's: every set but its own) and the claims that call
     for them."""
-    plan = {}
+    plan, ours = {}, {}
     for k, r in exps.items():
         for c in r.get('claims', []):
             for s in c.get('settings', []) if c.get('by', 'paper') == 'paper' else []:
-                if _pending(s): plan.setdefault((k, s['setting']), []).append(claim_id(c))
+                if _pending(s):
+                    plan.setdefault((k, s['setting']), []).append(claim_id(c))
+                    ours.setdefault((k, s['setting']), s.get('ours', ''))
     vals = lambda k, s: ([v for v in SWEEP_VALUES.get(s, ()) if v != k] if s in SIDE_BY_SIDE
-                         else list(SWEEP_VALUES.get(s, ())[1:]))
+                         else owed_values(s, ours[k, s]))
     return [dict(experiment=k, setting=s, values=vals(k, s), claims=cl) for (k, s), cl in plan.items()]
 
 

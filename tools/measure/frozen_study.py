@@ -26,7 +26,6 @@ Usage (from the repository root):
       nothing)"""
 import argparse, os, sys, tempfile, time
 from pathlib import Path
-import numpy as np
 import torch
 from attn_tokens.infra import files
 from attn_tokens.data import text
@@ -34,7 +33,7 @@ from attn_tokens.engine.models import OneLayerAttention
 from attn_tokens.experiments.train import TrainConfig
 from attn_tokens.experiments.framework import fit, rule_pass, point_passes
 from attn_tokens.experiments.published import PAPER, QUOTES, word_rule, WORDS
-from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, bow_features
+from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, smoothness
 from attn_tokens.experiments.ablations import FROZEN_SIZES
 from attn_tokens.paper.rule import STATED, converged
 from study_files import (StudyError, fail, read_json, check_names, failed, finished, remaining,   # this folder's
@@ -50,7 +49,7 @@ RUN_CAP = 2 * FROZEN_SIZES['full']['steps']
 # budgets 40, 150, 500 and its cap 1,500), read on the way of each main-point run (a resumed run equals the
 # uninterrupted one, 04_train)
 CAPS = tuple(FROZEN_SIZES['full']['budgets']) + (FROZEN_SIZES['full']['steps'],)
-SKLEARN_PATTERN = r"(?u)\b\w\w+\b"   # CountVectorizer's default token_pattern (checked against sklearn at run time)
+SKLEARN_PATTERN = text.SKLEARN_PATTERN   # CountVectorizer's default token_pattern (checked against sklearn at run time)
 
 # the main point: the package's frozen protocol (ablations.frozen_embeddings at size full: Adam, lr 0.03, full batch,
 # no early stopping, best-validation checkpoint reported; max_len 512 as REAL_SIZES['imdb']['full']) at the authors'
@@ -150,9 +149,9 @@ def run_list():
 
 # ---- data ----
 def tokenizer(name):
-    if name == 'ours': return text.Tokenizer()
-    if name == 'sklearn': return text.Tokenizer(pattern=SKLEARN_PATTERN, lower=True, clean=False)
-    raise ValueError(f"tokenizer {name!r}: 'ours' or 'sklearn'")
+    "The package's tokenizer `name` (data.text.TOKENIZERS: the declared values of the open setting 'tokenizer')."
+    if name not in text.TOKENIZERS: raise ValueError(f"tokenizer {name!r}: one of {', '.join(text.TOKENIZERS)}")
+    return text.TOKENIZERS[name]
 
 def check_sklearn(texts) -> int:
     """The sklearn tokenizer as the study builds it gives CountVectorizer's own analyzer's words on `texts`; the
@@ -177,18 +176,6 @@ def load(s, seed, data_dir):
     if s.get('vocab_target'):
         tr, te = restrict_vocab(tr.subset(vocab_draw(tr, s['vocab_target'], seed)), te)
     return tr, te
-
-def smoothness(model, tr) -> float:
-    """L = the largest eigenvalue of (1/4n) H^T H, H = X E the features at p = 0 (X the length-normalised bag of
-    words): the logistic loss's smoothness in v at initialisation; by power iteration (100 steps)."""
-    X = bow_features(tr)
-    E, f = model.E.detach().numpy(), np.float32   # float32 throughout: no float64 copy of the (V, d) E
-    u = np.random.default_rng(0).standard_normal(E.shape[1]).astype(f); lam = 0.
-    for _ in range(100):
-        w = E.T @ (X.T @ (X @ (E @ u)).astype(f)).astype(f) / f(4 * tr.n)
-        lam = float(np.linalg.norm(w)); u = w / f(lam)
-    return lam
-
 
 # ---- one run ----
 def tcfg(s, kind, seed, steps, ckpt=None):
