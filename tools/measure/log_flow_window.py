@@ -44,6 +44,8 @@ def main():
             if k in runs: continue
             tok = Path(d) / f'{k}.npz'; save_tokens(tok, make_assumption1(**S))
             rec, cpu, wall, lines = run(tok, argv, Path(d) / f'{k}.json')
+            here = lambda x: json.loads(json.dumps(x).replace(f'{d}/', ''))   # no path of this machine in the file
+            rec, lines = here(rec), here(lines)
             runs[k] = dict(set=text(S), args=argv, cpu_s=cpu, wall_s=wall, console=lines, record=rec)
             write_json(out, dict(meta=meta, runs=runs)); print(f"{k}: {cpu:.1f} CPU-s", flush=True)
 
