@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 from ..data import stats, text
 from ..data.tokens import TokenData
 from ..engine import core
+from ..engine.threads import with_chosen_threads
 from ..engine.models import OneLayerAttention
 from ..infra import checks
 from . import select_args
@@ -93,6 +94,7 @@ def selected_share(z, tokens, doc_freq) -> np.ndarray:
         return np.bincount(top.numpy(), minlength=len(doc_freq)) / doc_freq
 
 # %% ../../nbs/commands/10e_select.ipynb #cdnew0062
+@with_chosen_threads
 def fit_model(tr, s: dict, progress=True, why: str | None = None) -> tuple:
     """(model, TrainResult, numbers) trained on `tr` with the settings `s`. 'one-step': the paper's
     two stages as the one-step protocol runs them, one GD step on E of size eta0* (`eta0_rule`),

@@ -13,6 +13,7 @@ import numpy as np
 from fastcore.basics import patch
 import torch
 from ..engine import core
+from ..engine.threads import with_chosen_threads
 from ..infra.files import json_safe
 from ..infra.checks import check_int
 from ..infra.guards import check_memory
@@ -324,6 +325,7 @@ def _stage2_lr(cfg, mm) -> float:
                          f"finite step > 0; pass lr or change final_margin")
     return lr
 
+@with_chosen_threads
 def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, **kw):
     """Stage 1 (one GD step on E, p = 0) then stage 2 (on p, E and v fixed: by default the
     gradient flow by exponential-Euler steps) on binary data; `kw` as for `protocol_config`; a

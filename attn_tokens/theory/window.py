@@ -10,6 +10,7 @@ import math, time
 from dataclasses import dataclass, field
 import numpy as np
 import torch
+from ..engine.threads import with_chosen_threads
 from ..data.tokenset import TokenSet, token_ids
 from ..infra.files import json_safe
 from ..infra.guards import NotEnoughMemoryError
@@ -107,6 +108,7 @@ def _bisect(point, a, b, rtol):
     return _edge(a, b, rtol, seen), run
 
 # %% ../../nbs/theory/03j_eta0_window.ipynb #672367c1
+@with_chosen_threads
 def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, V=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
     every reached/not-reached edge to rtol; `kw`: run_protocol's keywords (score_noise, seed, init_scale:
