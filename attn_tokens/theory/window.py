@@ -108,7 +108,7 @@ def _bisect(point, a, b, rtol):
     return _edge(a, b, rtol, seen), run
 
 # %% ../../nbs/theory/03j_eta0_window.ipynb #672367c1
-@with_chosen_threads
+@with_chosen_threads(small=True)   # the theory command's rule: one thread (small, latency-bound GD steps)
 def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, V=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
     every reached/not-reached edge to rtol; `kw`: run_protocol's keywords (score_noise, seed, init_scale:
