@@ -454,8 +454,10 @@ def theory_lines(th: dict | None) -> list:
     if not th: return []
     on = (f"on a synthetic Assumption-1 set ({th['data']['n']} sequences, d = {th['d']}, "
           f"{plural(len(th['seeds']), 'seed')})")
-    return [f"Lemma 4.1 {on}: {th['lemma']['verdict']}",
-            f"Theorem 4.3 {on}: {th['theorem']['verdict']}"]
+    return [f"Lemma 4.1 (one step on E moves each token's score E_s^T v by eta0/2 alpha_s) {on}: "
+            f"{th['lemma']['verdict']}",
+            f"Theorem 4.3 (then p turns towards p_mm^rel, selecting each sequence's relevant token) {on}: "
+            f"{th['theorem']['verdict']}"]
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #af0d92e7
 def summary_lines(res: dict, out=None) -> list:
@@ -470,8 +472,11 @@ def summary_lines(res: dict, out=None) -> list:
     claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
     quick = bool(ex) and all(not judged(r.get('size')) for r in ex.values())
     L = theory_lines(res.get('theory'))
-    if claims: L.append(f"experiments: {count_claims((c, ex[n].get('size')) for n, c in claims)}"
-                        + (" (a quick run is too small to judge the paper: a full run does)" if quick else ''))
+    und = sum(c.get('pass') is None for _, c in claims)
+    if claims and quick:
+        L.append(f"experiments: {plural(len(claims), 'claim')} computed on small samples, none judged "
+                 f"(a full run with the data judges them)" + (f"; {und} undefined" if und else ''))
+    elif claims: L.append(f"experiments: {count_claims((c, ex[n].get('size')) for n, c in claims)}")
     if sample: L.append(f"read the package's sample, not the full data set: {', '.join(sample)}")
     again = {n: r['seed_runs'] for n, r in ex.items() if r.get('seed_runs')}
     if again:

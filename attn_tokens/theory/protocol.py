@@ -372,7 +372,9 @@ def run_protocol(tokens, labels, d=64, eta0=None, seed=0, V=None, config=None, *
     gradient flow by exponential-Euler steps) on binary data; `kw` as for `protocol_config`; a
     ProtocolResult. With eta0 None the step is eta0_factor x the exact threshold of this run's own init:
     deliberately not the theory command's eta0.eta0_default, one step for every seed from Theorem 4.3's
-    premise, which a verdict over seeds needs (03a_eta0)."""
+    premise, which a verdict over seeds needs (03a_eta0). Runs on one torch thread, as the theory command does,
+    unless you chose the threads (engine.threads: `chosen_threads(n)`, OMP_NUM_THREADS, or torch.set_num_threads
+    after import); torch's setting is restored afterwards."""
     t0 = time.time()
     cfg = config or protocol_config(d=d, eta0=eta0, seed=seed, **kw)
     cfg.check()
