@@ -122,8 +122,8 @@ def fit_model(tr, s: dict, progress=True, why: str | None = None) -> tuple:
 CHANCE_LEVEL = 0.05   # the level of the one-sided test: does the model beat the majority class on the test texts
 
 def vs_majority(correct, labels, majority: int, level=CHANCE_LEVEL) -> dict | None:
-    """Whether the model beats always answering `majority` (the training texts' largest class) on the same held-out
-    texts (`correct`: the model right on each, `labels` theirs): McNemar's exact one-sided test on the texts where
+    """Whether the model beats always answering `majority` (`test_by_class`: the held-out texts' largest class, the
+    best constant answer on them) on the same held-out texts (`correct`: the model right on each, `labels` theirs): McNemar's exact one-sided test on the texts where
     exactly one of the two is right (b: the model alone, c: the majority alone; if the model is no better,
     b ~ Binomial(b + c, 1/2)): it beats when P(X >= b) < `level`. None without a test text."""
     correct, labels = torch.as_tensor(correct, dtype=torch.bool), torch.as_tensor(labels)
@@ -144,15 +144,16 @@ def at_chance(claims: list, vm: dict | None) -> list:
     return [{**c, 'pass': None, 'at_chance': why} for c in claims]
 
 @torch.no_grad()
-def test_by_class(model, te, majority: int | None = None) -> dict:
-    """The test texts of each class and the model's accuracy on them (None for a class without a test text); with
-    `majority` (the training texts' largest class), `vs_majority` too."""
+def test_by_class(model, te) -> dict:
+    """The test texts of each class and the model's accuracy on them (None for a class without a test text), and
+    `vs_majority` against the test texts' largest class: the constant answer that scores best on them, so that a
+    model that beats it beats every constant answer."""
     pred = core.labels_from_logits(model(model.prepare(te.tokens))).cpu()
     n = torch.bincount(te.labels, minlength=model.n_classes)
     hit = torch.bincount(te.labels[pred == te.labels], minlength=model.n_classes)
     return {'test_class_counts': n.tolist(),
             'test_acc_by_class': [h / m if m else None for h, m in zip(hit.tolist(), n.tolist())],
-            **({} if majority is None else {'vs_majority': vs_majority(pred == te.labels, te.labels, majority)})}
+            'vs_majority': vs_majority(pred == te.labels, te.labels, int(n.argmax())) if len(te.labels) else None}
 
 # %% ../../nbs/commands/10e_select.ipynb #cdnew0064
 def check_signal(ts, classes, where='data', why: str | None = None):
@@ -256,7 +257,7 @@ def select_tokens(texts, labels, test_texts=None, test_labels=None, *, skip_empt
     return _result(model, vocab, classes, s, tr, te, tex, fp, where, ts, dict(
         n_train=tr.n, n_test=te.n, V=len(vocab), K=K, test_held_out=held,
         n_empty_skipped=n_empty, n_dropped_no_word=meta['dropped'], test_acc=test_acc,
-        test_loss=test_loss, **test_by_class(model, te, int(torch.bincount(tr.labels).argmax())), steps=res.steps, best_step=res.best_step,
+        test_loss=test_loss, **test_by_class(model, te), steps=res.steps, best_step=res.best_step,
         stop_reason=res.stop_reason, val_acc=res.val_acc, seconds_tokenise=t1 - t0,
         seconds_train=res.seconds, duplicates=dup, duplicates_note=why,
         class_shares=(torch.bincount(tr.labels, minlength=K).double() / tr.n).tolist(), **info))

@@ -144,7 +144,7 @@ def cap_note(numbers: dict, train: str) -> str | None:
             f"{numbers['best_step']:,}), and longer training may change it: --steps N allows more")
 
 def chance_note(numbers: dict, classes, fits: dict | None = None) -> str | None:
-    """When the model does not beat always answering the training texts' largest class on the held-out texts
+    """When the model does not beat always answering the held-out texts' largest class on them
     (`numbers['vs_majority']`, McNemar's one-sided test): that it is at chance, its logistic-regression baselines'
     accuracies (`fits`), and that its shape claims are not meaningful; else None."""
     vm = numbers.get('vs_majority')
