@@ -8,7 +8,7 @@
 The page FAILS the check if it has a console error (a failed resource load included), raw TeX in its text
 (\\top, ^T, E_s, $...$), an image that did not load, no faithfulness figure, fewer than
 attn_tokens.commands.select_page.N_EXAMPLES examples, or an example without a shaded word.
-Chromium is found (or installed with apt-get) and driven as tools/check_site.py does. A screenshot of the
+Chromium is found (installed with apt-get only with --install-browser) and driven as tools/check_site.py does. A screenshot of the
 examples goes to artifacts/screenshots/select.png.
 """
 import argparse, base64, os, subprocess, sys, tempfile, time
@@ -31,10 +31,10 @@ PAGE_JS = r'''(async () => {
 })()'''
 
 
-def check_page(page, shots=ROOT/'artifacts'/'screenshots', no_install=False) -> list:
+def check_page(page, shots=ROOT/'artifacts'/'screenshots', install=False) -> list:
     "Problems of the report page `page` in headless Chromium (empty: none)."
     from attn_tokens.commands.select_page import N_EXAMPLES
-    exe = find_chromium(install=not no_install)
+    exe = find_chromium(install=install)
     shots.mkdir(parents=True, exist_ok=True)
     cdp = CDP(exe, shots.parent/'chromium_select.log')
     try:
@@ -103,7 +103,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--page', help='check this report page only')
     ap.add_argument('--bench', action='store_true', help='time the command on the local IMDB and Yelp data')
-    ap.add_argument('--no-install', action='store_true', help='fail instead of installing Chromium')
+    ap.add_argument('--install-browser', action='store_true', help='install Chromium with apt-get when missing (root)')
+    ap.add_argument('--no-install', action='store_true', help='(the default now) stop with the fix when Chromium is missing')
     ap.add_argument('--summary', metavar='FILE', help='append a one-line summary to FILE')
     a = ap.parse_args()
     if a.bench: bench(); return 0
@@ -120,7 +121,7 @@ def main():
         print(out.strip())
         if code: probs.append(f'attn-tokens select exited {code}')
         page = tmp/'out'/'report.html'
-    if not probs: probs += check_page(page, no_install=a.no_install)
+    if not probs: probs += check_page(page, install=a.install_browser and not a.no_install)
     if tmpd is not None: tmpd.cleanup()                  # the planted file, the run's outputs
     for p in probs: print(f'FAIL {p}')
     line = (f"select check: {'passed' if not probs else f'{len(probs)} problem(s)'} "

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Browser check of the offline site in _docs/ (built by tools/build_docs.py), in headless Chromium.
 
-    python tools/check_site.py          # installs Chromium with apt-get when missing (root, Debian)
+    python tools/check_site.py                    # stops with the fix when Chromium is missing
+    python tools/check_site.py --install-browser  # installs it first with apt-get (root, Debian; CI)
+    python tools/check_site.py --check-browser    # only says whether Chromium is there (tools/test.sh)
 
 Every page is loaded over file:// and FAILS the check if it has a console error (a failed resource load
 included), an image that did not load (naturalWidth 0), a Python traceback (an error output, or "Traceback (most recent call last)" in
@@ -27,12 +29,21 @@ CHROME_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic',
 
 
 # ------------------------------------------------------------------ Chromium
-def find_chromium(install=True):
+INSTALL_ENV = 'ATTN_TOKENS_INSTALL_BROWSER'   # =1: install Chromium when missing, as --install-browser does
+MISSING = ("Chromium (headless) not found: the browser checks (tools/check_site.py, tools/check_select.py) need it.\n"
+           "  fix: install it (Debian/Ubuntu: sudo apt-get install chromium; macOS: brew install --cask chromium),\n"
+           "       or set CHROMIUM=/path/to/chrome, or run as root with --install-browser (apt-get installs it)")
+
+def chromium_path():
+    "The Chromium (or Chrome) executable: $CHROMIUM, else the first of the usual names on PATH; None if none."
     for name in (os.environ.get('CHROMIUM'), 'chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'):
         if name and shutil.which(name): return shutil.which(name)
-    if not install: return None
+    return None
+
+def install_chromium():
+    "Install Chromium with apt-get (root, Debian); exits with the fix when that is not possible or fails."
     if os.geteuid() != 0 or not shutil.which('apt-get'):
-        sys.exit('check_site: Chromium not found; install it (Debian: apt-get install chromium) or set CHROMIUM=/path/to/chrome')
+        sys.exit(MISSING + "\n  (--install-browser needs root and apt-get)")
     print('check_site: installing Chromium (apt-get install chromium) ...', flush=True)
     t0 = time.time()
     log = Path(tempfile.gettempdir())/'check_site_apt.log'
@@ -44,7 +55,14 @@ def find_chromium(install=True):
         sys.stdout.write(log.read_text()[-3000:])
         sys.exit('check_site: apt-get install chromium failed')
     print(f'check_site: Chromium installed in {time.time() - t0:.0f} s', flush=True)
-    return find_chromium(install=False)
+
+def find_chromium(install=False):
+    """The Chromium executable. Missing: installed with apt-get when `install` (or $ATTN_TOKENS_INSTALL_BROWSER=1)
+    asks for it, else the process stops with the fix: nothing is installed unless asked."""
+    if chromium_path(): return chromium_path()
+    if not (install or os.environ.get(INSTALL_ENV) == '1'): sys.exit(MISSING)
+    install_chromium()
+    return chromium_path() or sys.exit('check_site: Chromium still not found after apt-get install chromium')
 
 
 class CDP:
@@ -223,9 +241,16 @@ def main():
     ap.add_argument('--out', default='artifacts/screenshots', help='where the screenshots go')
     ap.add_argument('--width', type=int, default=1360)
     ap.add_argument('--height', type=int, default=1000)
-    ap.add_argument('--no-install', action='store_true', help='fail instead of installing Chromium when it is missing')
+    ap.add_argument('--install-browser', action='store_true',
+                    help=f'install Chromium with apt-get when it is missing (root, Debian; or ${INSTALL_ENV}=1)')
+    ap.add_argument('--no-install', action='store_true', help='(the default now) stop with the fix when Chromium is missing')
+    ap.add_argument('--check-browser', action='store_true',
+                    help='only check that Chromium is there (installing it with --install-browser); exit 0 or 1')
     ap.add_argument('--summary', metavar='FILE', help='append a one-line summary to FILE (tools/test.sh: .test-summary)')
     a = ap.parse_args()
+    if a.check_browser:
+        print(f'check_site: Chromium {find_chromium(install=a.install_browser and not a.no_install)}')
+        return 0
     os.chdir(ROOT)
     t0 = time.time()
     docs, out = Path(a.docs).resolve(), Path(a.out)
@@ -240,7 +265,7 @@ def main():
             else: print(f'check_site: nbs/{nb} does not exist yet: its page is not checked')
     failures = list(static)
 
-    exe = find_chromium(install=not a.no_install)
+    exe = find_chromium(install=a.install_browser and not a.no_install)
     out.mkdir(parents=True, exist_ok=True)
     for old in out.glob('*.png'): old.unlink()
     cdp = CDP(exe, out.parent/'chromium.log')

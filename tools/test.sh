@@ -1,13 +1,55 @@
 #!/usr/bin/env bash
 # Install attn_tokens into a fresh virtual environment and run every check CI runs.
-# Usage: bash tools/test.sh        (ATTN_TOKENS_VENV overrides where the environment goes)
+# Usage: bash tools/test.sh [--install-browser]   (ATTN_TOKENS_VENV overrides where the environment goes)
+# First, in a second or two, it checks what it needs and stops with the fix if something is missing: Python >= 3.10
+# with venv, Chromium (headless, for the browser checks), free disk for the environment, git in CI; a C++ compiler is
+# optional (without one the compiled kernel's tests are skipped and the runs take the slower torch path).
+# It installs no system package unless asked: --install-browser (or ATTN_TOKENS_INSTALL_BROWSER=1; CI's .ci/run
+# passes it) installs Chromium with apt-get when it is missing (root, Debian).
 # Needs no data and no network: without ATTN_TOKENS_DATA the notebooks that read a real data set use the IMDB sample
 # shipped in the package or skip with a line naming the data; with it (CI: ../shared/data) they read the local copies,
 # and CI then runs those notebooks a second time without it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+install_browser=${ATTN_TOKENS_INSTALL_BROWSER:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --install-browser) install_browser=1 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    *) echo "tools/test.sh: unknown argument $arg (known: --install-browser, --help)" >&2; exit 2 ;;
+  esac
+done
 venv=${ATTN_TOKENS_VENV:-.venv-test}
 t0=$SECONDS
+
+echo "== prerequisites (each stops the run with its fix when missing)"
+missing=()
+if ! command -v python3 >/dev/null; then missing+=("python3 not found: install Python >= 3.10 (Debian: apt-get install python3 python3-venv)")
+elif ! python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+  missing+=("python3 is $(python3 -V 2>&1 | cut -d' ' -f2); attn_tokens needs >= 3.10: install a newer Python, put it first on PATH")
+elif ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+  missing+=("python3 has no venv/ensurepip: install it (Debian: apt-get install python3-venv)")
+else echo "   python3 $(python3 -V 2>&1 | cut -d' ' -f2) with venv"; fi
+where=$(dirname "$venv"); while [ ! -d "$where" ]; do where=$(dirname "$where"); done   # the nearest existing folder
+free_gb=$(df -Pk "$where" | awk 'NR==2 {print int($4 / 1048576)}')
+if [ "${free_gb:-0}" -lt 6 ]; then
+  missing+=("only ${free_gb} GiB free where the environment goes ($where); it needs about 6 GiB (torch): free space or set ATTN_TOKENS_VENV")
+else echo "   ${free_gb} GiB free for the environment"; fi
+if [ "${CI:-}" = "true" ] && ! command -v git >/dev/null; then missing+=("git not found (CI compares the notebooks with the library): install git"); fi
+if python3 tools/check_site.py --check-browser >/dev/null 2>&1; then echo "   $(python3 tools/check_site.py --check-browser)"
+elif [ "$install_browser" = 1 ]; then python3 tools/check_site.py --check-browser --install-browser || missing+=("Chromium: the install above failed")
+else msg=$(python3 tools/check_site.py --check-browser 2>&1 || true)
+  missing+=("$msg (bash tools/test.sh --install-browser)"); fi
+cxx=${CXX:-c++}
+if command -v "$cxx" >/dev/null; then echo "   C++ compiler: $("$cxx" --version | head -1)"
+else echo "   note: no C++ compiler ($cxx): the compiled kernel's tests are skipped and the runs take the slower torch path (install g++ to test it)"; fi
+if [ ${#missing[@]} -gt 0 ]; then
+  printf 'tools/test.sh: missing prerequisite: %s\n' "${missing[@]}" >&2
+  echo "tools/test.sh: nothing was run; install the above and run it again" >&2
+  exit 1
+fi
+echo "   checked in $((SECONDS - t0)) s"
+
 echo "== install 1/2: a fresh virtual environment in $venv"
 rm -rf "$venv"
 python3 -m venv "$venv"

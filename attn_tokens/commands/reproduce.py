@@ -5,12 +5,12 @@
 # %% auto #0
 __all__ = ['EXPERIMENT_MODULES', 'SEED_KEYS', 'RUN_LOCK', 'SWEEP_KEYS', 'RUN_KEYS', 'DIAG_RUN_KEYS', 'CLAIM_KEYS', 'QUICK_NOTE',
            'experiments', 'claims_line', 'run_lock', 'check_checkpoints', 'check_run', 'run_all', 'run_sweeps',
-           'write_outputs', 'diagnostics_runs', 'claim_problems', 'report_md', 'run_summary', 'default_threads',
-           'free_cores', 'cli_run', 'exit_code']
+           'write_outputs', 'diagnostics_runs', 'claim_problems', 'lemma41_facts', 'theory_check', 'theory_lines',
+           'summary_lines', 'run_summary', 'report_md', 'default_threads', 'cli_run', 'exit_code']
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #7459ceef
 import dataclasses, importlib, json, math, os, platform, sys, tempfile, time
-import traceback
+import traceback, warnings
 from pathlib import Path
 import torch
 import attn_tokens
@@ -24,9 +24,15 @@ from ..experiments.framework import (ExpConfig, Skip, EXPERIMENTS, judged, claim
 from ..experiments.analysis import plot_diagnostics
 from ..experiments.real_data import EXPERIMENT_DATA, check_data, data_source
 from ..engine import distributed
+from ..engine.threads import chosen_threads, rule_threads
+from ..data.generators import make_assumption1
+from ..theory.eta0 import eta0_default
+from ..theory.protocol import run_protocol
+from ..theory.stage1 import proposition_c_check
+from ..theory.beyond import run_verdicts
 from ..data.hub import hub_status
 from ..paper.rule import (add_seeds, annotate, differing, needs_seeds, link_sweeps, sweep_plan,
-                                   sweep_override)
+                                   sweep_override, theory_word)
 from ..paper.paper_map import ledger_md
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a933407f
@@ -72,22 +78,35 @@ def _run_info(cfg: ExpConfig) -> dict:
         'started': _now(),
     }
 
+def _own_warnings(caught) -> list:
+    """The messages of the package's own UserWarnings among `caught` (e.g. texts dropped for want of a word), each
+    once, for the entry and its console line, not printed with a source line; the others are warned again."""
+    home, own = Path(attn_tokens.__file__).parent, []
+    for w in caught:
+        if issubclass(w.category, UserWarning) and Path(w.filename).resolve().is_relative_to(home.resolve()):
+            if str(w.message) not in own: own.append(str(w.message))
+        else: warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return own
+
 def _run_one(name, f, cfg: ExpConfig, out: Path) -> dict:
     """Experiment `name` (function `f`) run with `cfg`: its entry (result, status, the data it read, seconds,
-    figures relative to `out`, the names of the checkpoints it asked for); a checkpoint that cannot be used
-    stops the run."""
+    figures relative to `out`, the names of the checkpoints it asked for, the package's warnings as `warnings`:
+    `_own_warnings`); a checkpoint that cannot be used stops the run."""
     cfg = dataclasses.replace(cfg)        # its own record of checkpoint names
     r, t0 = {'status': None, **_run_info(cfg)}, time.time()
-    try:      # which data each data set is read from (quick: perhaps the package's sample)
-        r['data'] = [data_source(d, cfg)[1] for d in EXPERIMENT_DATA.get(name, ())]
-        r.update(f(cfg)); r['status'] = 'ok'
-        annotate(name, r)         # each claim of the paper: its settings record and verdict word
-    # the user's file, not the experiment: stop, and leave the results as they are
-    except CheckpointError: raise
-    except Skip as e:          # not read after all: the reason says why, and no data line
-        r.update(status='skipped', reason=str(e)); r.pop('data', None)
-    except Exception as e:
-        r.update(status='error', reason=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        try:      # which data each data set is read from (quick: perhaps the package's sample)
+            r['data'] = [data_source(d, cfg)[1] for d in EXPERIMENT_DATA.get(name, ())]
+            r.update(f(cfg)); r['status'] = 'ok'
+            annotate(name, r)         # each claim of the paper: its settings record and verdict word
+        # the user's file, not the experiment: stop, and leave the results as they are
+        except CheckpointError: raise
+        except Skip as e:          # not read after all: the reason says why, and no data line
+            r.update(status='skipped', reason=str(e)); r.pop('data', None)
+        except Exception as e:
+            r.update(status='error', reason=f"{type(e).__name__}: {e}", traceback=traceback.format_exc())
+    if notes := _own_warnings(caught): r['warnings'] = notes
     r['seconds'] = time.time() - t0
     r['figures'] = [os.path.relpath(p, out) for p in r.get('figures', [])]
     if cfg.ckpt_names: r['checkpoints'] = list(cfg.ckpt_names)
@@ -110,6 +129,7 @@ def _log_entry(log, name, r, said: set, data=True):
     log(f"{name:22s} {r['status']:8s} {r['seconds']:6.1f} s  {claims_line(r) if r['status'] == 'ok' else ''}".rstrip())
     for line in (r.get('data', []) if data else []):
         if line not in said: said.add(line); log(f"    data: {line}")
+    for line in r.get('warnings', []): log(f"    note: {line}")
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a72ab849
 SEED_KEYS = ('status', 'seed', 'seconds', 'reason', 'numbers', 'claims', 'checkpoints')   # kept of another seed
@@ -190,23 +210,28 @@ def check_run(cfg: ExpConfig, only=None, seeds=1) -> dict:
     check_data(cfg, exps)        # the data folder given holds the data sets read, labels in range
     return exps
 
-def run_all(cfg: ExpConfig, only=None, log=print, seeds=1, checked=None) -> dict:
+def run_all(cfg: ExpConfig, only=None, log=print, seeds=1, checked=None, theory=False, head=None) -> dict:
     """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
     the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds, then (at a size that judges) the declared sweep
     points owed (`run_sweeps`); return this run's results. Before any work:
     `check_run` (once: not again where `checked` is its answer for this run, as `cli_run` passes it), the
     folder's lock (`run_lock`) and every checkpoint the run could resume (`check_checkpoints`). SIGTERM stops
-    it as Ctrl-C does, cleaning up as it goes (_term_as_exit)."""
+    it as Ctrl-C does, cleaning up as it goes (_term_as_exit). With `theory`, the theorems' check comes first
+    (`theory_check`, its lines logged, its block written); `head`, a line logged before the experiments."""
     exps = check_run(cfg, only, seeds) if checked is None else checked
     out = Path(cfg.out).expanduser()
     t_all = time.time()
     with _term_as_exit(), run_lock(out):
         check_checkpoints(cfg, exps, seeds, out)
+        th = theory_check(log=log) if theory else None
+        if th is not None: write_outputs(out, {}, theory=th)
+        if head: log(head)
         res = _first_pass(exps, cfg, out, seeds, log)
         for name in (needs_seeds(res) if seeds > 1 else []):
             write_outputs(out, {name: _more_seeds(name, exps[name], res[name], cfg, seeds, log)})
         if judged(cfg.size): run_sweeps(res, exps, cfg, seeds, out, log)   # quick and ci never judge the paper
-    return {'experiments': res, 'total_seconds': time.time() - t_all}
+    return {'experiments': res, 'total_seconds': time.time() - t_all, **({'theory': th} if th else {})}
+
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #a53sw002
 SWEEP_KEYS = SEED_KEYS + ('override', 'applied')   # kept of a sweep point's run
@@ -326,11 +351,12 @@ def _read_results(path: Path) -> dict:
     for r in res['experiments'].values():
         for k in RUN_KEYS:
             if k in res: r.setdefault(k, res[k])
-    return {'package': 'attn_tokens', 'experiments': res['experiments']}
+    return {'package': 'attn_tokens', 'experiments': res['experiments'],
+            **({'theory': res['theory']} if isinstance(res.get('theory'), dict) else {})}
 
-def write_outputs(out, entries: dict) -> dict:
-    """Merge `entries` (experiment name -> result) into out/results.json, rewrite out/report.md,
-    under the folder's lock; returns the merge."""
+def write_outputs(out, entries: dict, theory: dict | None = None) -> dict:
+    """Merge `entries` (experiment name -> result) into out/results.json (and `theory`, the theorems' check:
+    `theory_check`, in place of the folder's), rewrite out/report.md, under the folder's lock; returns the merge."""
     out = Path(out)
     with files.folder_lock(out):
         # left by runs killed while writing
@@ -342,6 +368,7 @@ def write_outputs(out, entries: dict) -> dict:
         )
         link_sweeps(res['experiments'])   # each claim's side-by-side points, over every entry of the file
         res['sweeps_due'] = sweep_plan(res['experiments'])
+        if theory is not None: res['theory'] = files.json_safe(theory)
         res['updated'] = _now()
         files.write_json(out / 'results.json', res)
         runs = diagnostics_runs(res)
@@ -395,16 +422,24 @@ def claim_problems(res) -> list:
 def _claim_table(claims, sizes) -> list:
     """The claims (experiment, claim) as a table: measured value, rule, the result in the report's words
     (`framework.claim_words`: the rule met or not on this run, then the verdict, or not judged; `sizes`: experiment
-    -> its run's size), and the paper's value against the same rule."""
+    -> its run's size), and the paper's value against the same rule. Claims that are all of sizes that judge nothing
+    are grouped by their result, said once above each group's table, not repeated on every row."""
     esc = lambda t: str(t).replace('|', '\\|')
     paper = lambda b: 'n/a' if b is None else rule_word({'pass': b})
+    row = lambda n, c, res: (f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {esc(c['rule'])} | {res}"
+                             f"{_fmt(c.get('paper_value', c.get('paper')))} | {paper(c.get('paper_pass'))} |")
+    if claims and all(not judged(sizes[n]) for n, _ in claims):
+        groups = {}
+        for n, c in claims: groups.setdefault(claim_words(c, sizes[n]), []).append((n, c))
+        L = []
+        for words, cs in groups.items():
+            L += [f"**{words}** ({plural(len(cs), 'claim')}):", '',
+                  '| experiment | claim | measured | rule | paper\'s value | its rule |', '|---|---|---|---|---|---|',
+                  *[row(n, c, '') for n, c in cs], '']
+        return L
     L = ['| experiment | claim | measured | rule | result | paper\'s value | its rule |',
          '|---|---|---|---|---|---|---|']
-    for n, c in claims:
-        L.append(f"| {n} | {esc(c['claim'])} | {_fmt(c['value'])} | {esc(c['rule'])} | "
-                 f"{esc(claim_words(c, sizes[n]))} | {_fmt(c.get('paper_value', c.get('paper')))} | "
-                 f"{paper(c.get('paper_pass'))} |")
-    return L + ['']
+    return L + [row(n, c, f"{esc(claim_words(c, sizes[n]))} | ") for n, c in claims] + ['']
 
 def _failing(claims, sizes) -> list:
     """Per claim whose rule this run's value does not meet, in an experiment of a size that judges: whose it
@@ -428,6 +463,96 @@ def _failing(claims, sizes) -> list:
         L.append(f"- **{n}** ({who}): {c['claim']}: measured {_fmt(c['value'])} against "
                  f"{c['rule']}, not met; {paper}{why}.")
     return (['## Claims whose rule is not met', '', *L, ''] if L else [])
+
+# %% ../../nbs/commands/10c_reproduce.ipynb #0c4c35a3
+def lemma41_facts(checks: list) -> dict:
+    """Lemma 4.1's facts over seeds from `stage1.proposition_c_check`'s dicts: the premises that failed on any seed,
+    none unknown, the conclusion (every token of every seed within Proposition C's bound: worst <= 1), the worst."""
+    failed = sorted({q for c in checks for q in c['failed']}); worst = max(c['worst'] for c in checks)
+    holds = None if not math.isfinite(worst) else worst <= 1
+    return dict(failed=failed, unknown=[], conclusion_holds=holds, worst=worst, n_seeds=len(checks),
+                conclusion=f"largest error / bound {worst:.2f} over every token of {plural(len(checks), 'seed')}")
+
+def theory_check(n=200, data_seed=1, d=1024, seeds=5, log=print) -> dict:
+    """Lemma 4.1 and Theorem 4.3 on `make_assumption1(n, seed=data_seed)` at `d`, over `seeds` init seeds, as the
+    theory command judges them (see above); the lines logged, and the block for results.json."""
+    t0, started = time.time(), _now()
+    data = make_assumption1(n=n, seed=data_seed); tok, lab, V = data.tokens, data.labels, data.V
+    eta = eta0_default(tok, lab, V, d)['eta0']
+    log(f"theory first: Lemma 4.1 and Theorem 4.3 on a synthetic set that meets Assumption 1 (make_assumption1: "
+        f"{n} sequences, {V} tokens), d = {d}, eta0 = {eta:.4g} (the theory command's default), "
+        f"{plural(seeds, 'init seed')}")
+    with chosen_threads(1):     # the theory command's threads
+        runs = [run_protocol(tok, lab, d=d, eta0=eta, seed=s, V=V, progress=False) for s in range(seeds)]
+        lem = lemma41_facts([proposition_c_check(tok, lab, V, d, eta, s) for s in range(seeds)])
+    th = run_verdicts(runs, tok, lab)['theorem']
+    lemma = dict(verdict=theory_word(lem), **lem)
+    theorem = dict(verdict=theory_word(th), conclusion=th['conclusion'], failed=th['failed'],
+                   unknown=th['unknown'], n_seeds=th['n_seeds'], n_failed=th['n_failed'],
+                   n_undecided=th['n_undecided'], failure_wilson=list(th['failure_wilson']))
+    log(f"  Lemma 4.1 (stage 1: one step moves each token's score E_s^T v by about eta0/2 alpha_s, within "
+        f"Proposition C's bound): {lemma['verdict']}: {lemma['conclusion']}")
+    log(f"  Theorem 4.3 (stage 2: p turns towards p_mm^rel, the max-margin direction that selects each sequence's "
+        f"relevant token): {theorem['verdict']}: {theorem['conclusion']}")
+    return dict(data=dict(generator='make_assumption1', n=n, seed=data_seed, V=V), d=d, eta0=eta,
+                seeds=list(range(seeds)), lemma=lemma, theorem=theorem, seconds=round(time.time() - t0, 1),
+                started=started, version=attn_tokens.__version__)
+
+def theory_lines(th: dict | None) -> list:
+    "The theorems' verdicts in two short lines for a summary (none without a check)."
+    if not th: return []
+    on = (f"on a synthetic Assumption-1 set ({th['data']['n']} sequences, d = {th['d']}, "
+          f"{plural(len(th['seeds']), 'seed')})")
+    return [f"Lemma 4.1 (one step on E moves each token's score E_s^T v by eta0/2 alpha_s) {on}: "
+            f"{th['lemma']['verdict']}",
+            f"Theorem 4.3 (then p turns towards p_mm^rel, selecting each sequence's relevant token) {on}: "
+            f"{th['theorem']['verdict']}"]
+
+# %% ../../nbs/commands/10c_reproduce.ipynb #af0d92e7
+def summary_lines(res: dict, out=None) -> list:
+    """A run's account in at most about ten lines, for the console's end and the report's top: the theorems'
+    verdicts (`theory_lines`), the claims, the samples read, the seeds run again, each reason for a skip once, the
+    errors; the last line says what the run was (a code check at the sizes that judge nothing) and counts the
+    experiments that ran, were skipped and failed, with the report's path (`out`) when given."""
+    ex = res['experiments']
+    by = lambda s: [n for n, r in ex.items() if r['status'] == s]
+    skipped, errors = by('skipped'), by('error')
+    sample = [n for n, r in ex.items() if any(' sample ' in d for d in r.get('data', []))]
+    claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
+    quick = bool(ex) and all(not judged(r.get('size')) for r in ex.values())
+    L = theory_lines(res.get('theory'))
+    und = sum(c.get('pass') is None for _, c in claims)
+    if claims and quick:
+        L.append(f"experiments: {plural(len(claims), 'claim')} computed on small samples, none judged "
+                 f"(a full run with the data judges them)" + (f"; {und} undefined" if und else ''))
+    elif claims: L.append(f"experiments: {count_claims((c, ex[n].get('size')) for n, c in claims)}")
+    if sample: L.append(f"read the package's sample, not the full data set: {', '.join(sample)}")
+    again = {n: r['seed_runs'] for n, r in ex.items() if r.get('seed_runs')}
+    if again:
+        n_more = len(next(iter(again.values())))
+        L.append(f"run again on {plural(n_more, 'more seed')}, unsettled by one: "
+                 f"{', '.join(again)} ({sum(o.get('seconds', 0) for s in again.values() for o in s.values()):.1f} s); "
+                 f"their claims of the paper are judged over all seeds")
+    why = {}                                    # one line per reason, naming its experiments
+    for n in skipped: why.setdefault(ex[n]['reason'], []).append(n)
+    L += [f"skipped {', '.join(ns)}: {r}" for r, ns in why.items()]
+    L += [f"error in {n}: {ex[n]['reason']}" for n in errors]
+    count = (f"{plural(len(by('ok')), 'experiment')} ran, {len(skipped)} skipped"
+             + (f" ({', '.join(skipped)})" if skipped else '')
+             + f", {len(errors)} failed with an error" + (f" ({', '.join(errors)})" if errors else '')
+             + (f"; total {res['total_seconds']:.1f} s" if 'total_seconds' in res else ''))
+    where = f"; report: {Path(out) / 'report.md'}" if out is not None else ''
+    if quick:
+        L.append(f"quick run done: it checked the code on a sample and did not judge the paper "
+                 f"(to judge it, run `attn-tokens reproduce` with the full data: ATTN_TOKENS_DATA or --data-dir); "
+                 f"{count}{where}")
+    else: L.append(f"done: {count}{where}")
+    return L
+
+def run_summary(res: dict, out) -> str:
+    "The closing lines of a run (`summary_lines`), the report's path last."
+    return '\n'.join(summary_lines(res, out))
+
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #af060be0
 QUICK_NOTE = ("a quick run checks the code on a sample (synthetic data and the IMDB sample shipped with the "
@@ -457,8 +582,29 @@ def _sweeps_due(res) -> list:
             *[f"- **{p['experiment']}**, {p['setting']}: {'; '.join(map(str, p['values']))} "
               f"({len(p['claims'])} claims)" for p in plan], '']
 
+def _theory_md(th) -> list:
+    "The theorems' check in the report: the set, the step, the seeds, each verdict with its numbers."
+    if not th: return []
+    return ['## The theorems on a synthetic set', '',
+            f"make_assumption1 (n = {th['data']['n']}, seed {th['data']['seed']}, V = {th['data']['V']}), "
+            f"d = {th['d']}, eta0 = {th['eta0']:.4g}, init seeds {', '.join(map(str, th['seeds']))}; "
+            f"{th['seconds']} s, attn_tokens {th['version']}, started {th['started']}.", '',
+            f"- **Lemma 4.1**: {th['lemma']['verdict']}: {th['lemma']['conclusion']}.",
+            f"- **Theorem 4.3**: {th['theorem']['verdict']}: {th['theorem']['conclusion']}.", '']
+
+def _ledger(res) -> list:
+    """The ledger of the authors' sentences (`paper_map.ledger_md`); a run whose every entry is of a size that judges
+    nothing judges no sentence, so it gets one line saying where the ledger comes from instead of a sentence each."""
+    ex = res['experiments']
+    if ex and all(not judged(r.get('size')) for r in ex.values()):
+        return ["The ledger of the authors' sentences, each with the claims that check it and their verdicts, comes "
+                "with a run that judges (`attn-tokens reproduce` with the full data); this run's claims are listed "
+                "below, grouped by result.", '']
+    return ledger_md(res)
+
 def report_md(res) -> str:
-    """The report: what a quick run is (when it is one), the paper's claims, then ours, each with measured value,
+    """The report: its summary (`summary_lines`), the theorems' check, what a quick run is (when it is one), the
+    paper's claims, then ours, each with measured value,
     rule, whether this run meets it, its result in one vocabulary (`framework.claim_words`) and the same statistic
     on the paper's published numbers; the claims not met of the runs that judge; per-experiment notes, times,
     figures. Math in plain text (`verdicts.quote_plain`)."""
@@ -471,7 +617,8 @@ def report_md(res) -> str:
     probs = claim_problems(res)
     by = lambda s: sum(r['status'] == s for r in ex.values())
     count = count_claims((c, sizes[n]) for n, c in claims)
-    L = ["# attn_tokens reproduce report", '', *_quick_head(ex),
+    L = ["# attn_tokens reproduce report", '', '## Summary', '', *[f"- {x}" for x in summary_lines(res)], '',
+         *_theory_md(res.get('theory')), *_quick_head(ex),
          f"{plural(len(ex), 'experiment')}; size {seen('size')}, seed {seen('seed')}, attn_tokens "
          f"{seen('version')}; updated {res.get('updated', 'n/a')}. Each experiment below says how "
          f"and when it ran.",
@@ -484,7 +631,7 @@ def report_md(res) -> str:
          + (f"**Rules the paper's own numbers do not meet, or claims without these fields:** "
             f"{'; '.join(probs)}." if probs
             else "The paper's own numbers meet every rule."), '',
-         *ledger_md(res), "## The paper's claims", '', *_claim_table(paper, sizes)]
+         *_ledger(res), "## The paper's claims", '', *_claim_table(paper, sizes)]
     if ours:
         L += ["## Our own claims (not the paper's)", '',
               "Checks we add; a rule not met here is not a finding about the paper.", '',
@@ -512,6 +659,7 @@ def _experiment_md(n, r) -> list:
               + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
               f"(the ledger lists the values).", '']
     if r.get('notes'): L += [r['notes'], '']
+    if r.get('warnings'): L += ['Warnings: ' + '; '.join(r['warnings']) + '.', '']
     nums = r.get('numbers', {})
     keys = [k for k in ('test_acc', 'val_acc', 'steps', 'best_step', 'converged',
                         'spearman_v_bins', 'u_ratio', 'spread_v', 'spread_p',
@@ -523,53 +671,12 @@ def _experiment_md(n, r) -> list:
     return L + [f"![{n}]({p})" for p in r.get('figures', [])] + ([''] if r.get('figures') else [])
 
 # %% ../../nbs/commands/10c_reproduce.ipynb #3f4f2980
-def run_summary(res: dict, out) -> str:
-    """The closing lines of a run: what ran, what it skipped and why (each reason once, in full), what failed
-    with an error, which experiments read a sample, the seeds run again; the last line says what the run was:
-    at a size that judges nothing, a code check that does not judge the paper; else its claims by verdict."""
-    ex = res['experiments']
-    by = lambda s: [n for n, r in ex.items() if r['status'] == s]
-    skipped, errors = by('skipped'), by('error')
-    sample = [n for n, r in ex.items() if any(' sample ' in d for d in r.get('data', []))]
-    L = [f"{plural(len(by('ok')), 'experiment')} ran, {len(skipped)} skipped"
-         + (f" ({', '.join(skipped)})" if skipped else '')
-         + f", {len(errors)} failed with an error" + (f" ({', '.join(errors)})" if errors else '')
-         + f"; total {res['total_seconds']:.1f} s"]
-    if sample:
-        L.append(f"read the package's sample, not the full data set: {', '.join(sample)}")
-    again = {n: r['seed_runs'] for n, r in ex.items() if r.get('seed_runs')}
-    if again:
-        n_more = len(next(iter(again.values())))
-        L.append(f"run again on {plural(n_more, 'more seed')}, unsettled by one: "
-                 f"{', '.join(again)} ({sum(o.get('seconds', 0) for s in again.values() for o in s.values()):.1f} s); "
-                 f"their claims of the paper are judged over all seeds")
-    why = {}                                    # one line per reason, naming its experiments
-    for n in skipped: why.setdefault(ex[n]['reason'], []).append(n)
-    L += [f"skipped {', '.join(ns)}: {r}" for r, ns in why.items()]
-    L += [f"error in {n}: {ex[n]['reason']}" for n in errors]
-    claims = [(n, c) for n, r in ex.items() for c in r.get('claims', [])]
-    report = Path(out) / 'report.md'
-    if ex and all(not judged(r.get('size')) for r in ex.values()):
-        n_c = plural(len(claims), 'claim')
-        L.append(f"quick run done: it checked the code on a sample and did not judge the paper ({n_c} computed, "
-                 f"none judged; to judge it, run `attn-tokens reproduce` with the full data: ATTN_TOKENS_DATA or "
-                 f"--data-dir); report: {report}")
-    else:
-        L.append(f"done: {count_claims((c, ex[n].get('size')) for n, c in claims)}; report: {report}")
-    return '\n'.join(L)
-
 def default_threads(size: str) -> int:
-    """torch's threads when --threads is not given: the cores free now (`free_cores`), and 1 at the sizes that
-    judge nothing (quick, ci), whose tensors are too small to share among threads (tools/measure/reproduce_load.py:
-    a second thread made the quick run slower even with the machine otherwise idle, and many times slower beside
-    two busy processes)."""
-    return 1 if not judged(size) else free_cores()
-
-def free_cores() -> int:
-    """The cores this process may run on (its affinity mask) that other processes are not using now: less the
-    1-minute load average, rounded; at least 1."""
-    n = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
-    return max(1, min(n, round(n - os.getloadavg()[0])))
+    """torch's threads when --threads is not given: the library's rule (engine.threads: `rule_threads`), 1 at the
+    sizes that judge nothing (quick, ci), whose tensors are too small to share among threads
+    (tools/measure/reproduce_load.py: a second thread made the quick run slower even with the machine otherwise
+    idle, and many times slower beside two busy processes), else the cores free now (`free_cores`)."""
+    return rule_threads(small=not judged(size))
 
 def _first_line(args, cfg: ExpConfig, n_exps: int, seeds: int) -> str:
     "The run's first line: at a size that judges nothing, what a quick run is; the experiments, data, folder, seeds."
@@ -596,11 +703,11 @@ def cli_run(args) -> int:
                     progress=not args.no_progress and sys.stderr.isatty(), checkpoints=not args.no_ckpt)
     exps = check_run(cfg, args.only, seeds)        # before any work, once; a ValueError is one line
     import matplotlib; matplotlib.use('Agg')
-    torch.set_num_threads(args.threads or default_threads(size))
     # under torchrun: rank 0 writes the outputs, the others nothing (00d_distributed)
-    with distributed.rank0_outputs(cfg) as cfg:
-        print(_first_line(args, cfg, len(exps), seeds), flush=True)
-        res = run_all(cfg, args.only, seeds=seeds, checked=exps)
+    with chosen_threads(args.threads or default_threads(size)), distributed.rank0_outputs(cfg) as cfg:
+        log = lambda line: print(line, flush=True)
+        res = run_all(cfg, args.only, seeds=seeds, checked=exps, log=log, theory=not args.only,
+                      head=_first_line(args, cfg, len(exps), seeds))
         print(run_summary(res, args.out))
     return exit_code(res, args.strict)
 

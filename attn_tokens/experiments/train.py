@@ -19,6 +19,7 @@ from tqdm.auto import tqdm
 # %% ../../nbs/experiments/04_train.ipynb #91c1ae50
 from ..infra import checks, files, guards
 from ..engine import core, distributed, models
+from ..engine.threads import with_chosen_threads
 
 # %% ../../nbs/experiments/04_train.ipynb #4e68b9f5
 OPTIMIZERS = ('adam', 'sgd', 'gd')
@@ -209,6 +210,7 @@ def _grad_norm(ps, chunk=1 << 20) -> float:
     return math.sqrt(s)
 
 # %% ../../nbs/experiments/04_train.ipynb #9f87cbb9
+@with_chosen_threads
 def train(model, tokens, labels, cfg: TrainConfig = TrainConfig(), val=None) -> TrainResult:
     """Train the nn.Module `model` in place on (tokens, labels) with a torch.optim optimizer, resumable.
     Without `val`, a seeded `cfg.val_frac` (default 10 %) of the sequences is held out for validation

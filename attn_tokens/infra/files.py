@@ -407,28 +407,43 @@ def _holder() -> str:
     started = time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())
     return f"pid {os.getpid()} on {platform.node()}, started {started}: {' '.join(sys.argv) or 'python'}"
 
+def _locked(fd, path: Path, t0, timeout, busy, folder) -> bool:
+    """Take the flock of open file `fd` (waiting up to `timeout` s from `t0`); True if `fd` is still the file at
+    `path` then, False if its holder removed it meanwhile (the caller opens the new one)."""
+    while True:
+        try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); break
+        except BlockingIOError:
+            if time.monotonic() - t0 >= timeout:
+                other = (os.pread(fd, 4096, 0).decode(errors='replace').strip()
+                         or 'it has not written its details yet')
+                if busy is not None: raise busy(other) from None
+                raise TimeoutError(f"{folder} is locked by another process ({other}) for over "
+                                   f"{timeout:.0f} s; wait for it or use another folder") from None
+            time.sleep(0.05)
+    try: st = os.stat(path)
+    except FileNotFoundError: return False
+    return (st.st_dev, st.st_ino) == (os.fstat(fd).st_dev, os.fstat(fd).st_ino)
+
 @contextlib.contextmanager
 def folder_lock(folder, timeout=600., name='.lock', busy=None):
     """Exclusive lock on `folder` (the file `name` inside it, which names the holder) for a `with` block.
     While another process holds it, wait up to `timeout` s (0: not at all), then raise `busy(holder)`
-    if given (the exception for the holder's line), else a TimeoutError naming the holder."""
+    if given (the exception for the holder's line), else a TimeoutError naming the holder. The holder removes
+    the file when the block ends, still holding it (a waiter that then locks the removed file opens the new one)."""
     folder = Path(folder); folder.mkdir(parents=True, exist_ok=True)
-    fd = os.open(folder/name, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    path, t0 = folder/name, time.monotonic()
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+        try:
+            if _locked(fd, path, t0, timeout, busy, folder): break
+        except BaseException: os.close(fd); raise
+        os.close(fd)
     try:
-        t0 = time.monotonic()
-        while True:
-            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB); break
-            except BlockingIOError:
-                if time.monotonic() - t0 >= timeout:
-                    other = (os.pread(fd, 4096, 0).decode(errors='replace').strip()
-                             or 'it has not written its details yet')
-                    if busy is not None: raise busy(other) from None
-                    raise TimeoutError(f"{folder} is locked by another process ({other}) for over "
-                                       f"{timeout:.0f} s; wait for it or use another folder") from None
-                time.sleep(0.05)
         os.ftruncate(fd, 0); os.pwrite(fd, _holder().encode(), 0)
         yield folder
-    finally: os.close(fd)
+    finally:
+        with contextlib.suppress(FileNotFoundError): os.unlink(path)
+        os.close(fd)
 
 # %% ../../nbs/infra/00_files.ipynb #a9b8c7d7
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ import torch
 from ..data.tokenset import TokenSet, token_ids
 from ..infra.files import json_safe
 from ..infra.guards import NotEnoughMemoryError
+from ..engine.threads import with_chosen_threads
 from .config import ETA0_RANGE, protocol_config
 from .log_flow import limit_run
 from .eta0 import check_runnable
@@ -156,6 +157,7 @@ class ScanLog:
     done: dict = field(default_factory=dict)
     on_point: object = None
 
+@with_chosen_threads(small=True)   # the theory command's rule: one thread (small, latency-bound GD steps)
 def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, log=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
     every reached/failed edge to rtol (undecided points are never failures: `_decided_edges`); `kw`: run_protocol's
