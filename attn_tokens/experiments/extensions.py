@@ -185,7 +185,7 @@ def _full_loss_grad(m, tr, itr, chunk=500) -> dict:
     for i in range(0, n, chunk):
         j = itr[i:i + chunk]; y = tr.labels[j]
         loss = m.loss(m.prepare(tr.tokens[j], y), y) * (len(j) / n)
-        loss.backward(); tot += float(loss)
+        loss.backward(); tot += float(loss.detach())
     g = math.sqrt(sum(float(q.grad.double().pow(2).sum()) for q in m.parameters() if q.grad is not None))
     m.zero_grad(set_to_none=True)
     return {'full_loss': tot, 'grad_norm': g}
