@@ -171,7 +171,7 @@ def encode(texts: Sequence[str], vocab: Vocab, tokenizer: Optional[Tokenizer] = 
 def _labels_arg(labels, n, n_classes, W='token_data'):
     "`labels` checked against `n` texts (one class index each, as `token_data` says), as an int64 tensor."
     try: nd = np.ndim(labels)
-    except Exception: nd = -1                      # a ragged list
+    except ValueError: nd = -1                     # a ragged list
     if isinstance(labels, (str, bytes, Mapping)) or nd != 1:
         raise ValueError(f"{W}: labels = {labels!r:.60} is not a list of labels; give one class index "
                          f"(0..K-1) per text, e.g. [1, 0, 1]")
@@ -234,7 +234,7 @@ def token_data(texts: Sequence[str], labels, vocab=None, min_count: int = 1, max
     """Labelled `texts` as `TokenData`: words by `tokenizer` (default `Tokenizer()`), ids in `vocab` (a
     `Vocab` or a list of words; default: built on `texts`, count >= `min_count`, at most `max_size`),
     at most `max_len` tokens each; texts with no word in the vocabulary dropped with their labels
-    (`idx`: the row of each kept text in `texts`). Every argument is checked first (`_token_args`)."""
+    (`idx`: the row of each kept text in `texts`). Every argument is checked first (_token_args)."""
     given = vocab is not None
     texts, labels, vocab, min_count = _token_args(texts, labels, vocab, min_count, max_size, max_len,
                                                   tokenizer, n_classes)

@@ -132,7 +132,7 @@ MLP_JUDGED = ('readout_rises_paper_bins', 'p_vs_paper')
 def mlp_train_config(settings, n, seed, ckpt=None, progress=False) -> TrainConfig:
     """The MLP's run: Adam on mini-batches, no early stopping, validated once per epoch, the last
     model kept; the loop's stopping rules are off (the run is judged per epoch on full-batch
-    evaluations by `train.window_rule`, `_mlp_epochs`)."""
+    evaluations by `train.window_rule`, _mlp_epochs)."""
     # batches per epoch of the training split (val_frac 0.1)
     k = math.ceil((n - round(0.1 * n)) / settings['batch'])
     return TrainConfig(lr=settings['lr'], steps=settings['epochs'] * k,

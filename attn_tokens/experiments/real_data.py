@@ -76,7 +76,7 @@ def data_source(name, cfg: ExpConfig) -> tuple:
 def load_real(name, cfg: ExpConfig, min_count=20, max_len=None, n_train=None, n_test=None):
     """(train, test) TokenData of `name` from `data_source`, seeded subsets of n_train / n_test
     sequences; Skip if unavailable (never when a data folder is given: it must hold `name`). A sweep
-    point's overrides apply here (`ExpConfig.take`): cfg.tokenizer, and cfg.min_count in place of `min_count`."""
+    point's overrides apply here (ExpConfig's take): cfg.tokenizer, and cfg.min_count in place of `min_count`."""
     data_dir, _ = data_source(name, cfg)
     tok, mc = cfg.take('tokenizer', 'min_count')
     try: tr, te = _load(name, mc or min_count, max_len, data_dir, tok)

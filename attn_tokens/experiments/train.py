@@ -139,7 +139,7 @@ class TrainResult:
     stop_reason: str = 'steps'      # 'steps' (step budget), 'early_stop' or 'converged'
     # the route of the rule that stopped a converged run: 'loss' (tol) or 'direction' (dir_tol)
     converged_by: str | None = None
-    # with tol: what the rule read at its last check and its verdict (`_rule_record`), and `stop`
+    # with tol: what the rule read at its last check and its verdict (_rule_record), and `stop`
     rule: dict | None = None
     train_loss: float = float('nan')
     val_loss: float = float('nan')
@@ -413,7 +413,7 @@ RULE_INPUTS = ('window', 'grad_norm', 'grad_ref', 'tol', 'grad_rtol', 'grad_tol'
                'settled')
 
 def rule_verdict(rec: dict) -> dict:
-    "`window_rule` applied again to what a rule record (`_rule_record`) read: its verdict."
+    "`window_rule` applied again to what a rule record (_rule_record) read: its verdict."
     missing = [k for k in ('window', 'grad_norm', 'grad_ref', 'tol') if k not in rec]
     if missing:
         return dict(converged=False, route=None, reason=f"the record lacks {missing}")

@@ -112,13 +112,15 @@ def _curve_point(nums):
     pts = [p for p in nums.get('curve') or [] if isinstance(p, dict) and p.get('d') == nums.get('d')]
     return pts[0] if pts else None
 
-def _by_rule(nums):
+def _by_rule(nums, stopped=None):
     """A record's convergence decided again from what the convergence rule read (`rule`, written by
-    train.window_rule's record since the rule that reads the whole window): it stopped by the rule and the rule holds on the record;
-    None if the record carries no `rule` (written before it)."""
+    train.window_rule's record since the rule that reads the whole window): it stopped by the rule (`stopped`, else its
+    `stop_reason` is 'converged': a record without one did not) and the rule holds on the record; None if the record
+    carries no `rule` (written before it)."""
     rec = nums.get('rule') if isinstance(nums, dict) else None
     if not isinstance(rec, dict): return None
-    return nums.get('stop_reason', 'converged') == 'converged' and bool(rule_verdict(rec)['converged'])
+    if stopped is None: stopped = nums.get('stop_reason') == 'converged'
+    return bool(stopped) and bool(rule_verdict(rec)['converged'])
 
 def converged(nums: dict):
     """Whether a run converged, defined once for every run: it stopped by its convergence rule
@@ -129,7 +131,7 @@ def converged(nums: dict):
     their own rule (the MLP's `judged`, and its `rule` where recorded): every one judged before its cap; a
     curve over d (frozen_embeddings): both runs at the run's d converged. None if not recorded."""
     runs, pt = _seed_runs(nums), _curve_point(nums)
-    if runs: return all(r['judged'] and _by_rule(r) is not False for r in runs)
+    if runs: return all(r['judged'] and _by_rule(r, r['judged']) is not False for r in runs)
     if pt is not None: return bool(pt.get('converged_frozen')) and bool(pt.get('converged_trained', True))
     by = _by_rule(nums)
     if by is not None: return by
@@ -446,7 +448,7 @@ def sweep_record(exp: str, setting: str, c: dict, r: dict, ours='') -> list:
             if isinstance(p, dict) and p.get(vk) is not None:
                 pts.setdefault(p[spec[1]], []).append(
                     {'seed': seed, 'value': p[vk], 'pass': rule_pass(c['rule'], p[vk]),
-                     'converged': p.get('converged') is True and p.get('stop_reason', 'converged') == 'converged'})
+                     'converged': p.get('converged') is True and p.get('stop_reason') == 'converged'})
     return [dict(value=v, seeds=s) for v, s in pts.items()]
 
 def main_fails(seeds) -> bool:
@@ -578,7 +580,7 @@ def sentence_word(quote_key, pairs) -> str:
 
 def row_word(pairs) -> tuple:
     """(the row's word, {sentence: its word}) over a row's claims of the paper `pairs` [(experiment, claim)]:
-    each sentence judged once over every set it was run on (`sentence_word`, the set of a claim: `_coords`),
+    each sentence judged once over every set it was run on (`sentence_word`, the set of a claim: _coords),
     the row's word the worst of its sentences' in ROW_ORDER."""
     by = {}
     for k, c in pairs: by.setdefault(c.get('quote_key'), []).append((_coords(k, c)['set'], c))
@@ -655,7 +657,7 @@ def knob_ranges(exp: str, r: dict) -> list:
 # %% ../../nbs/paper/09a_rule.ipynb #822012f0
 def check_entry(exp: str, r: dict) -> dict:
     """Entry `r` of experiment `exp` as a stored results.json holds it, checked before it is judged again (refused
-    naming the experiment and the claim): its seed and its seed runs' integers, none twice (`_runs`); every claim of
+    naming the experiment and the claim): its seed and its seed runs' integers, none twice (_runs); every claim of
     every run with a value (None or a finite number: `checked_value`) and a stored pass True, False or None,
     replaced in place by the value against the claim's rule (`recomputed_pass`). Returns `r`."""
     paper = [_who(c) for c in r.get('claims', []) if isinstance(c, dict) and c.get('by', 'paper') == 'paper']

@@ -160,7 +160,7 @@ class ScanLog:
 @with_chosen_threads(small=True)   # the theory command's rule: one thread (small, latency-bound GD steps)
 def eta0_window(tokens, labels, d, lo, hi, *, grid=GRID_PER_DECADE, rtol=RTOL, log=None, **kw):
     """Scan eta0 over eta0_grid(lo, hi, grid), classify each by stage 2 at d (window_point), bisect
-    every reached/failed edge to rtol (undecided points are never failures: `_decided_edges`); `kw`: run_protocol's
+    every reached/failed edge to rtol (undecided points are never failures: _decided_edges); `kw`: run_protocol's
     keywords (score_noise, seed, init_scale: the factor sigma on E(0), ...), recorded in the settings as given;
     kw['log_flow']: stage 2 by theory.log_flow (d = inf only; absent or None: when d = inf and exact_stage1); `log`:
     a ScanLog (points reused, each point passed on as it is known). An Eta0Window."""

@@ -369,7 +369,8 @@ def main(argv=None):
         print(f"{time.strftime('%H:%M:%S')} {k}: start", flush=True)
         caps = CAPS if kind == 'frozen' and name in ('main', f'diagnostic: {DIAGNOSTIC[0]}') else ()
         try: runs[k] = dict(one_run(kind, s, seed, data_dir, caps), name=name)
-        except Exception as e:   # any run that raises (a loss not finite, out of memory): kept as failed, run again
+        except (ValueError, RuntimeError, FloatingPointError, MemoryError) as e:   # a loss not finite, out of memory
+            # (torch's OutOfMemoryError is a RuntimeError): kept as failed, run again; a code error is raised
             runs[k] = dict(kind=kind, settings=s, seed=seed, name=name, error=f'{type(e).__name__}: {e}',
                            converged=False, stop_reason='error', test_acc=None, test_loss=None, steps=None,
                            cpu_seconds=0.)

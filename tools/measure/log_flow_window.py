@@ -30,6 +30,7 @@ def run(tok, argv, out):
     return json.loads(Path(out).read_text()), ru.ru_utime + ru.ru_stime, time.time() - t0, text.splitlines()[-40:]
 
 def main():
+    # imported when it runs, as the other measurement scripts do (the module is also read for its settings)
     from attn_tokens.data.generators import make_assumption1
     from attn_tokens.data.tokens import save_tokens
     from attn_tokens.infra.files import write_json
