@@ -8,9 +8,10 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
            'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'WORD_ORDER', 'ROW_ORDER', 'NEAR', 'theory_word', 'd_word',
            'legend_md', 'converged', 'sweep_override', 'owed_values', 'settings_record', 'RecordError', 'checked_value',
            'checked_seed', 'checked_flag', 'recomputed_pass', 'checked_seeds', 'checked_record', 'capped',
-           'record_reasons', 'record_word', 'claim_word', 'claim_id', 'seed_records', 'run_points', 'sweep_record',
-           'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps', 'names_no_set', 'sentence_word',
-           'row_word', 'threshold_distance', 'needs_seeds', 'add_seeds', 'sweep_plan', 'knob_ranges', 'check_entry']
+           'record_reasons', 'record_word', 'claim_word', 'claim_id', 'seed_records', 'run_points', 'ran_budget',
+           'sweep_record', 'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps', 'names_no_set',
+           'sentence_word', 'row_word', 'threshold_distance', 'needs_seeds', 'add_seeds', 'sweep_plan', 'knob_ranges',
+           'check_entry']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import math, numbers, re
@@ -433,11 +434,22 @@ def run_points(setting: str, c: dict, r: dict, ours='') -> list:
     done = lambda p: {q['seed'] for q in p['seeds']} >= main and all(q['converged'] is True for q in p['seeds'])
     return pts if pts and all(done(p) for p in pts) else []
 
+def ran_budget(p: dict) -> bool:
+    """A point of a budget sweep (SWEEPS: each value fixes how long its run trains) is complete when its run took its
+    whole budget: it took every step of its cap (stop_reason 'steps', or steps == cap where the row has no stop reason)
+    or stopped earlier by the convergence rule; a run stopped any other way (early stop, an error) is not. The
+    `converged` a budget point's seed carries is this: where the value *is* the training length, a run that trained
+    that long met its setting, and asking it to converge would make every short budget a point that can never pass."""
+    if p.get('converged') is True and p.get('stop_reason', 'converged') == 'converged': return True
+    if 'stop_reason' in p: return p['stop_reason'] == 'steps'
+    return isinstance(p.get('cap'), int) and p.get('steps') == p['cap']
+
 def sweep_record(exp: str, setting: str, c: dict, r: dict, ours='') -> list:
     """The points of the declared sweep of open `setting` that entry `r` of experiment `exp` holds for claim `c`
     ([{value, seeds: [{seed, value, pass, converged}]}] over every run of the entry; [] if none): the experiment's
     own sweep (SWEEPS), else the points the reproduce run ran with an override (`run_points`; `ours`: the
-    setting's words in the record)."""
+    setting's words in the record). A budget sweep's point is complete as `ran_budget` says; an override's, when its
+    runs converged (`run_points`)."""
     spec = SWEEPS.get((exp, setting))
     if spec is None: return run_points(setting, c, r, ours)
     vk = next((v for t, v in spec[2].items() if t in c['claim']), None) if spec else None
@@ -447,8 +459,7 @@ def sweep_record(exp: str, setting: str, c: dict, r: dict, ours='') -> list:
         for p in n.get(spec[0]) or []:
             if isinstance(p, dict) and p.get(vk) is not None:
                 pts.setdefault(p[spec[1]], []).append(
-                    {'seed': seed, 'value': p[vk], 'pass': rule_pass(c['rule'], p[vk]),
-                     'converged': p.get('converged') is True and p.get('stop_reason') == 'converged'})
+                    {'seed': seed, 'value': p[vk], 'pass': rule_pass(c['rule'], p[vk]), 'converged': ran_budget(p)})
     return [dict(value=v, seeds=s) for v, s in pts.items()]
 
 def main_fails(seeds) -> bool:
