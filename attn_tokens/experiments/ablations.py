@@ -262,6 +262,8 @@ def _frozen_one(cfg, s, base, f, budgets=()):
            'gap': a['test_acc'] - b['test_acc'], 'steps_trained': a['steps'],
            'steps_frozen': b['steps'],
            'converged_trained': a['converged'], 'converged_frozen': b['converged'],
+           # what each run's convergence rule read: paper.rule.converged decides from it, not from the flags
+           **{f'rule_{k}': r['rule'] for k, r in (('trained', a), ('frozen', b)) if 'rule' in r},
            'frozen_last': _budget_row(b)}
     return row, [('trained', m, a), ('frozen', mf, b)], tr, [(c, r) for c, _, r in by_cap]
 
@@ -288,8 +290,10 @@ def _frozen_numbers(rows, runs, V, min_count) -> dict:
             'd_near_paper_frozen': [r['d'] for r in rows if near(r) <= 0.05]}
 
 def _budget_row(r: dict) -> dict:
-    "Steps, convergence, test numbers of a frozen run (the last model's: the best's without one)."
+    """Steps, stop, convergence (with what its rule read), test numbers of a frozen run (the last model's: the
+    best's without one)."""
     return {**{k: r[k] for k in ('steps', 'converged', 'test_acc', 'test_loss')},
+            **{k: r[k] for k in ('stop_reason', 'rule') if k in r},   # how it stopped, what its rule read
             **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')}}
 
 def _frozen_chain(cfg, s, caps, tag) -> list:

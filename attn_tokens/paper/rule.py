@@ -125,19 +125,20 @@ def _by_rule(nums, stopped=None):
 
 def converged(nums: dict):
     """Whether a run converged, defined once for every run: it stopped by its convergence rule
-    (`stop_reason` 'converged'); a run that stopped for any other reason (step cap, early stop, patience)
-    has not. A record with the rule's record (`rule`) is decided again from it (`train.rule_verdict`:
-    the window's losses, the gradient norms, the tolerances), not from its flags; a record without one
-    (written by the older two-end test) is read as before, from `stop_reason`. Several seeds each judged by
-    their own rule (the MLP's `judged`, and its `rule` where recorded): every one judged before its cap; a
-    curve over d (frozen_embeddings): both runs at the run's d converged. None if not recorded."""
+    (`stop_reason` 'converged') and the rule holds on what it read (`rule`, decided again by
+    `train.rule_verdict` from the window's losses, the gradient norms, the tolerances), not from its flags. A run
+    that stopped for any other reason (step cap, early stop, patience) has not; nor has a run whose record carries
+    no `rule`: it was stopped by the older two-end test, which a rising loss could fool (04_train replays three
+    such stops), so its stop certifies nothing until it is run again. Several seeds each judged by their own rule
+    (the MLP's `judged` and `rule`): every one; a curve over d (frozen_embeddings): both runs at the run's d, each
+    by its rule's record (`rule_frozen`, `rule_trained`). None if the record has no stop at all."""
     runs, pt = _seed_runs(nums), _curve_point(nums)
-    if runs: return all(r['judged'] and _by_rule(r, r['judged']) is not False for r in runs)
-    if pt is not None: return bool(pt.get('converged_frozen')) and bool(pt.get('converged_trained', True))
-    by = _by_rule(nums)
-    if by is not None: return by
-    if nums.get('stop_reason') is not None: return nums['stop_reason'] == 'converged'
-    return None if nums.get('converged') is None else bool(nums['converged'])
+    if runs: return all(r['judged'] and _by_rule(r, r['judged']) is True for r in runs)
+    if pt is not None:
+        kinds = ('frozen',) + (('trained',) if 'converged_trained' in pt else ())
+        return all(_by_rule({'rule': pt.get(f'rule_{k}')}, pt.get(f'converged_{k}') is True) is True for k in kinds)
+    if nums.get('stop_reason') is None and nums.get('converged') is None: return None
+    return _by_rule(nums) is True
 
 # %% ../../nbs/paper/09a_rule.ipynb #e05fabca
 NOT_SWEPT = {   # the closed list: the only reasons an open setting may go unswept, each stated once
@@ -440,7 +441,8 @@ def ran_budget(p: dict) -> bool:
     or stopped earlier by the convergence rule; a run stopped any other way (early stop, an error) is not. The
     `converged` a budget point's seed carries is this: where the value *is* the training length, a run that trained
     that long met its setting, and asking it to converge would make every short budget a point that can never pass."""
-    if p.get('converged') is True and p.get('stop_reason', 'converged') == 'converged': return True
+    if p.get('stop_reason', 'converged' if p.get('converged') is True else None) == 'converged':
+        return _by_rule(p, True) is True       # stopped by the rule: certified by its record, as `converged` reads one
     if 'stop_reason' in p: return p['stop_reason'] == 'steps'
     return isinstance(p.get('cap'), int) and p.get('steps') == p['cap']
 

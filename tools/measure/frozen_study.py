@@ -35,7 +35,7 @@ from attn_tokens.experiments.framework import fit, rule_pass, point_passes
 from attn_tokens.experiments.published import PAPER, QUOTES, word_rule, WORDS
 from attn_tokens.experiments.real_data import REAL_SIZES, vocab_draw, restrict_vocab, smoothness
 from attn_tokens.experiments.ablations import FROZEN_SIZES
-from attn_tokens.paper.rule import STATED, converged
+from attn_tokens.paper.rule import STATED, converged, ran_budget
 from study_files import (StudyError, fail, read_json, check_names, failed, finished, remaining,   # this folder's
                          merge_runs)                                                             # (on sys.path)
 
@@ -234,15 +234,17 @@ def _find(runs, kind, name, seed):
 def _judge(rule, what, fr, tr_run, cap=None):
     """{pass, converged, value} of one seed: the frozen run `fr` (read at `cap`), with its trained baseline for the
     gap; None if a needed run is missing. Converged as paper.rule.converged reads a record (its one definition:
-    the run stopped by its convergence rule), never the record's own field."""
+    the run stopped by its convergence rule, certified by the rule's record), never the record's own field; a reading
+    at a budget cap is complete as paper.rule.ran_budget says (it took its cap's steps, or converged before)."""
     if fr is None: return None
     r = fr if cap is None else next((c for c in fr.get('caps', []) if c['cap'] == cap), None)
     if r is None: return None
     if failed(r) or r.get('test_acc') is None: return None      # a failed run decides nothing: it is run again
+    done = converged(r) is True if cap is None else ran_budget(r)
     if what == 'gap':
         if tr_run is None or failed(tr_run) or tr_run.get('test_acc') is None: return None
-        v, conv = tr_run['test_acc'] - r['test_acc'], converged(r) is True and converged(tr_run) is True
-    else: v, conv = r[what], converged(r) is True
+        v, conv = tr_run['test_acc'] - r['test_acc'], done and converged(tr_run) is True
+    else: v, conv = r[what], done
     return dict(value=v, passed=rule_pass(rule, v), converged=conv, steps=r['steps'],
                 stopped_by=r.get('converged_by') or r.get('stop_reason'))
 
