@@ -201,7 +201,8 @@ def check_run(cfg: ExpConfig, only=None, seeds=1) -> dict:
     """The checks of a run that need no lock, before any work: the seeds, the experiments named (`only`), the
     output and checkpoint folders, the data (real_data.check_data); the experiments selected, in their order."""
     if isinstance(seeds, bool) or not isinstance(seeds, int) or seeds < 1:
-        raise ValueError(f"seeds={seeds!r}: give the number of seeds of an unsettled experiment, 1 or more")
+        raise ValueError(f"seeds={seeds!r}: give the number of seeds of each experiment with a claim of the paper, "
+                         f"1 or more")
     if cfg.seed + seeds - 1 > SEED_MAX:
         raise ValueError(f"seed {cfg.seed} with {seeds} seeds runs past the largest seed {SEED_MAX}; give a "
                          f"smaller --seed or fewer --seeds")
@@ -212,7 +213,7 @@ def check_run(cfg: ExpConfig, only=None, seeds=1) -> dict:
 
 def run_all(cfg: ExpConfig, only=None, log=print, seeds=1, checked=None, theory=False, head=None) -> dict:
     """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
-    the unsettled ones (`needs_seeds`) on `seeds - 1` more seeds, then (at a size that judges) the declared sweep
+    every one with a claim of the paper (`needs_seeds`) on `seeds - 1` more seeds, then (at a size that judges) the declared sweep
     points owed (`run_sweeps`); return this run's results. Before any work:
     `check_run` (once: not again where `checked` is its answer for this run, as `cli_run` passes it), the
     folder's lock (`run_lock`) and every checkpoint the run could resume (`check_checkpoints`). SIGTERM stops
@@ -530,7 +531,7 @@ def summary_lines(res: dict, out=None) -> list:
     again = {n: r['seed_runs'] for n, r in ex.items() if r.get('seed_runs')}
     if again:
         n_more = len(next(iter(again.values())))
-        L.append(f"run again on {plural(n_more, 'more seed')}, unsettled by one: "
+        L.append(f"run again on {plural(n_more, 'more seed')}, as every experiment with a claim of the paper: "
                  f"{', '.join(again)} ({sum(o.get('seconds', 0) for s in again.values() for o in s.values()):.1f} s); "
                  f"their claims of the paper are judged over all seeds")
     why = {}                                    # one line per reason, naming its experiments
@@ -654,7 +655,7 @@ def _experiment_md(n, r) -> list:
     if r.get('data'): L += ['Data: ' + '; '.join(r['data']) + '.', '']
     if 'reason' in r: L += [f"Not run: {r['reason']}", '']
     if r.get('seed_runs'):
-        L += ["Unsettled by one seed, run again on seeds "
+        L += ["With a claim of the paper, run again on seeds "
               + ', '.join(f"{s} ({o['status']}, {o.get('seconds', 0):.1f} s)" for s, o in r['seed_runs'].items())
               + f"; each claim of the paper is judged over all {len(r['seed_runs']) + 1} seeds "
               f"(the ledger lists the values).", '']
@@ -688,7 +689,7 @@ def _first_line(args, cfg: ExpConfig, n_exps: int, seeds: int) -> str:
             else "attn-tokens reproduce: ")
     return (head + f"{plural(n_exps, 'experiment')}, size {cfg.size}, {data}, out {args.out}, "
             f"{plural(torch.get_num_threads(), 'torch thread')}"
-            + (f"; the unsettled ones on {plural(seeds, 'seed')}" if seeds > 1 else ''))
+            + (f"; those with a claim of the paper on {plural(seeds, 'seed')}" if seeds > 1 else ''))
 
 def cli_run(args) -> int:
     "Run `attn-tokens reproduce`; returns the exit code."

@@ -52,7 +52,7 @@ PROTOCOL_SIZES = {   # sweep: log10 eta0 from lo to hi, `per_decade` points per 
                      # of the rule's run; sweep_steps: of each sweep point
     'quick': dict(lr=0.03, steps=100, sweep=(1, 5, 1), sweep_steps=20),
     'ci':    dict(lr=0.03, steps=300, sweep=(1, 5, 1), sweep_steps=40),
-    'full':  dict(lr=0.03, steps=400, sweep=(1, 5, 2), sweep_steps=40)}
+    'full':  dict(lr=0.03, steps=3000, sweep=(1, 5, 2), sweep_steps=40)}   # PROT_MEAS
 
 def axis_init(m: OneLayerAttention) -> OneLayerAttention:
     """Rotate m's initial E and v (p = 0) by a Householder reflection so that v = e_1: the same init

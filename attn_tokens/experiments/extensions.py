@@ -29,6 +29,7 @@ from .published import (PAPER, PAPER_TABLES, compare_table, paper_claim,
 from .framework import (ExpConfig, experiment, experiment_family, claim, fit,
                                                fit_report)
 from .real_data import load_real, REAL_SIZES, train_config, data_label
+from .synthetic import stop_kw, stop_note
 
 # %% ../../nbs/experiments/07_extensions.ipynb #19d1b974
 DEEP_SIZES = {
@@ -37,7 +38,7 @@ DEEP_SIZES = {
     'ci':    dict(min_count=20, n_train=3000, n_test=2000, max_len=96, d=64, lr=0.005, batch=250,
                   steps=120),
     'full':  dict(min_count=PAPER.min_count['imdb'], n_train=10000, n_test=5000, max_len=256, d=128,
-                  lr=0.003, batch=250, steps=400),
+                  lr=0.003, batch=250, steps=800, converge=True),   # DEEP_MEAS
 }
 
 def _deep(name, Model, cfg, p_label, p_text):
@@ -45,7 +46,7 @@ def _deep(name, Model, cfg, p_label, p_text):
     tr, te = load_real('imdb', cfg, settings['min_count'], settings['max_len'], settings['n_train'],
                        settings['n_test'])
     tcfg = TrainConfig(lr=settings['lr'], steps=settings['steps'], batch_size=settings['batch'],
-                       eval_every=10, patience=4, seed=cfg.seed,
+                       **stop_kw(settings, patience=4), seed=cfg.seed,
                        ckpt=cfg.ckpt(f'imdb_{name}'), progress=cfg.progress)
     vt, q = PAPER_TABLES[name]['v'], 'two_layer_same'
     claims = lambda nums: [
@@ -64,7 +65,8 @@ def _deep(name, Model, cfg, p_label, p_text):
                       notes=f"IMDB subset: {tr.n} train / {te.n} test reviews, first "
                             f"{settings['max_len']} words, V={tr.V} (min_count "
                             f"{settings['min_count']}), d={settings['d']}, Adam "
-                            f"lr={settings['lr']}, batch {settings['batch']}.")
+                            f"lr={settings['lr']}, batch {settings['batch']}, ")
+    r['notes'] += f"{stop_note(r['numbers'])}."
     why = paper_notes(r['numbers'])
     r['notes'] += (' ' + why) if why else ''
     return r
@@ -427,6 +429,7 @@ POOL_SIZES = {
     )
     for k, v in MULTI_SIZES.items()
 }
+POOL_SIZES['full']['steps'] = 3000   # PMC_MEAS
 # experiment prefix: data set, sizes
 MULTI_DATA = {'yelp': ('yelp_review_full', MULTI_SIZES), 'yelp_pool': ('yelp_pool', POOL_SIZES)}
 

@@ -154,6 +154,10 @@ REAL_SIZES['yelp_sentences'] = {
     k: dict(v, min_count=1, vocab_target=PAPER.V_published['yelp'], n_train=None, n_test=None,
             max_len=64)
     for k, v in REAL_SIZES['yelp'].items()}
+# the full step caps of these two: budgets the convergence rule should never meet, a round number at least 3x the
+# steps the rule needed on seed 0 (measured with `attn-tokens reproduce --size full --only NAME --seeds 1`)
+REAL_SIZES['yelp_pool']['full']['steps'] = 3000          # POOL_MEAS
+REAL_SIZES['yelp_sentences']['full']['steps'] = 3000     # SENT_MEAS
 DATASET = {'imdb': 'imdb', 'yelp': 'yelp_review_full_binary', 'yelp_polarity': 'yelp_polarity',
            'yelp_pool': 'yelp_pool_binary', 'yelp_sentences': 'yelp_sentences'}
 
