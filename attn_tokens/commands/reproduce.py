@@ -213,8 +213,8 @@ def check_run(cfg: ExpConfig, only=None, seeds=1) -> dict:
 
 def run_all(cfg: ExpConfig, only=None, log=print, seeds=1, checked=None, theory=False, head=None) -> dict:
     """Run the selected experiments, merging each result into cfg.out's results.json and report.md, then
-    every one with a claim of the paper (`needs_seeds`) on `seeds - 1` more seeds, then (at a size that judges) the declared sweep
-    points owed (`run_sweeps`); return this run's results. Before any work:
+    every one with a claim of the paper (`needs_seeds`) on `seeds - 1` more seeds, then (at a size that judges)
+    the declared sweep points owed (`run_sweeps`); return this run's results. Before any work:
     `check_run` (once: not again where `checked` is its answer for this run, as `cli_run` passes it), the
     folder's lock (`run_lock`) and every checkpoint the run could resume (`check_checkpoints`). SIGTERM stops
     it as Ctrl-C does, cleaning up as it goes (_term_as_exit). With `theory`, the theorems' check comes first

@@ -67,10 +67,9 @@ def cli_parser(p: argparse.ArgumentParser):
     p.add_argument('--seed', type=seed_int, default=0,
                    help='seed of the data, the initialisation and the training (0 to 2^63-1)')
     p.add_argument('--seeds', type=positive_int, default=None, metavar='N',
-                   help='seeds of each experiment left unsettled by its first (a claim of the paper '
-                        'within 0.05 of its threshold, or a run cut short by its step cap): run again '
-                        'on seed+1 .. seed+N-1, each claim judged over all N (default: 3 at size '
-                        'full; 1 at quick and ci, which check the code, not the claims)')
+                   help='seeds of each experiment with a claim of the paper: run again on seed+1 .. '
+                        'seed+N-1, each claim judged over all N (default: 3 at size full; 1 at quick '
+                        'and ci, which check the code, not the claims)')
     p.add_argument('--threads', type=threads_int, default=None,
                    help='torch threads (default: 1 at --quick and ci, whose tensors are too small to share; at '
                         'full, the cores free now: those this process may use less the 1-minute load average)')

@@ -158,9 +158,12 @@ REAL_SIZES['yelp_sentences'] = {
             max_len=64)
     for k, v in REAL_SIZES['yelp'].items()}
 # the full step caps of these two: budgets the convergence rule should never meet, a round number at least 3x the
-# steps the rule needed on seed 0 (measured with `attn-tokens reproduce --size full --only NAME --seeds 1`)
-REAL_SIZES['yelp_pool']['full']['steps'] = 3000          # POOL_MEAS
-REAL_SIZES['yelp_sentences']['full']['steps'] = 3000     # SENT_MEAS
+# steps the rule needed on the slowest seed measured where that fits ~10 minutes of CPU a seed (the experiment run
+# alone at full size, one thread, 2026-12-07: steps, CPU seconds)
+# yelp_pool: seed 0 stopped by the rule (direction route, training loss 1.8e-4) at 7,920 steps, 387 s CPU; 3x would
+# be 20 minutes of CPU a seed, so its cap is the ~10 minutes a seed may take: 1.5x
+REAL_SIZES['yelp_pool']['full']['steps'] = 12000
+REAL_SIZES['yelp_sentences']['full']['steps'] = 8000     # seeds 0, 1, 2: 1,905, 2,540, 1,780 steps; 55-75 s CPU each
 DATASET = {'imdb': 'imdb', 'yelp': 'yelp_review_full_binary', 'yelp_polarity': 'yelp_polarity',
            'yelp_pool': 'yelp_pool_binary', 'yelp_sentences': 'yelp_sentences'}
 
