@@ -33,7 +33,7 @@ from .transcription import UNCHECKED
 from .rule import (THEORY_WORDS, WORD_ORDER, annotate, differing, add_seeds,
                                     knob_ranges, claim_word, theory_word, d_word, _passes, _brief,
                                     claim_id, settings_record, record_word, record_reasons, resolve_sweeps,
-                                    link_sweeps, row_word, _pending, SWEEP_VALUES)
+                                    link_sweeps, row_word, _pending, SWEEP_VALUES, converged)
 
 # %% ../../nbs/paper/09b_paper_map.ipynb #5f805a27
 BASELINE = "the rebuttal's trained baseline"   # the source of the '95%' claims (no data set named)
@@ -120,7 +120,7 @@ def attach_study(exps: dict, study: dict) -> dict:
         key = next((v for t, v in STUDY_BASELINE.items() if t in c['claim']), None)
         if key is None or 'settings' not in c: continue
         seeds = [{'seed': r['seed'], 'value': r[key], 'pass': rule_pass(c['rule'], r[key]),
-                  'converged': r['converged'] is True} for r in sorted(runs, key=lambda r: r['seed'])]
+                  'converged': converged(r) is True} for r in sorted(runs, key=lambda r: r['seed'])]
         for s in c['settings']:
             if s['setting'] == 'vocabulary cut':
                 s['sweep'] = [dict(value=f"{SWEEP_VALUES['vocabulary cut'][1]} (frozen_study.json, V = {runs[0]['V']:,})",
@@ -677,7 +677,7 @@ def frozen_records(st: dict) -> list:
             fr, tr = (st['runs'].get(f"{k} | contrast: {cut} | seed {q}") for k in ('frozen', 'trained'))
             if fr is None or tr is None: continue
             v = f(fr, tr)
-            ok = fr['converged'] is True and (c['id'] != 'frozen_clearly' or tr['converged'] is True)
+            ok = converged(fr) is True and (c['id'] != 'frozen_clearly' or converged(tr) is True)
             seeds.append({'seed': q, 'value': v, 'pass': rule_pass(c['rule'], v), 'converged': ok})
         c['settings'].append(dict(setting='vocabulary cut', stated=None, ours=SWEEP_VALUES['vocabulary cut'][1], met=None,
                                   sweep=[dict(value=f"{SWEEP_VALUES['vocabulary cut'][0]}: {cut}", seeds=seeds,
