@@ -2,7 +2,7 @@
 
 Each notebook runs in a fresh process with a temporary folder of its own (TMPDIR, tempfile.tempdir), removed when it
 finishes: whatever a notebook or the commands it starts put in the temporary folder is gone after the run. The processes
-are forked from a server that has imported the libraries every notebook needs (torch, numpy, nbdev's runner, IPython;
+are forked from a server that has imported the libraries the notebooks need (torch, numpy, nbdev's runner, IPython, scikit-learn;
 about 2.5 s of CPU a notebook otherwise) and nothing of the package, nor run any of its code.
 
 Notebooks start longest first (with 2 workers a long notebook started last would run alone at the end), by their
@@ -23,7 +23,8 @@ LOCAL_TIMES = Path(__file__).parents[1]/'.test-times.json'
 
 # imported once by the server the notebooks' processes are forked from (`pool_context`): libraries only, never the
 # package (its module state, e.g. the threads seen at import, starts fresh in each notebook); '__main__' as by default
-PRELOAD = ['__main__', 'numpy', 'torch', 'nbdev.test', 'execnb.shell', 'fastcore.test']
+PRELOAD = ['__main__', 'numpy', 'torch', 'nbdev.test', 'execnb.shell', 'fastcore.test',
+           'sklearn.linear_model']   # (with scipy.stats and pandas: the experiments' baselines)
 
 def pool_context():
     "The start method of the notebooks' processes: forked from a server that has imported `PRELOAD`."
