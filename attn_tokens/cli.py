@@ -248,13 +248,20 @@ def run_cli(*argv, timeout=600, env=None, **kw) -> subprocess.CompletedProcess:
                           text=True,
                           timeout=timeout, env=None if env is None else {**os.environ, **env}, **kw)
 
-def run_main(*argv) -> subprocess.CompletedProcess:
+def run_main(*argv, env=None) -> subprocess.CompletedProcess:
     """Run `attn-tokens ARGV...` through `main` in this process (faster than `run_cli`; argparse's
-    exit included); capture its output."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try: code = main([str(a) for a in argv])
-        except SystemExit as e: code = e.code          # argparse refuses an argument with exit 2
+    exit included), with the variables `env` set in `os.environ` meanwhile (restored after); capture
+    its output."""
+    out, err, saved = io.StringIO(), io.StringIO(), {k: os.environ.get(k) for k in env or {}}
+    try:
+        os.environ.update({k: str(v) for k, v in (env or {}).items()})
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try: code = main([str(a) for a in argv])
+            except SystemExit as e: code = e.code      # argparse refuses an argument with exit 2
+    finally:
+        for k, v in saved.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
     return subprocess.CompletedProcess(['attn-tokens', *map(str, argv)], code, out.getvalue(),
                                        err.getvalue())
 

@@ -1,7 +1,9 @@
 """Run every notebook's tests (nbdev's `test_nb`), in parallel: a line per notebook as it finishes, then a summary line.
 
 Each notebook runs in a fresh process with a temporary folder of its own (TMPDIR, tempfile.tempdir), removed when it
-finishes: whatever a notebook or the commands it starts put in the temporary folder is gone after the run.
+finishes: whatever a notebook or the commands it starts put in the temporary folder is gone after the run. The processes
+are forked from a server that has imported the libraries the notebooks need (torch, numpy, nbdev's runner, IPython, scikit-learn;
+about 2.5 s of CPU a notebook otherwise) and nothing of the package, nor run any of its code.
 
 Notebooks start longest first (with 2 workers a long notebook started last would run alone at the end), by their
 times in the last run on this checkout (.test-times.json, not committed; every run updates it), else in
@@ -18,6 +20,16 @@ from build_docs import source_notebooks, nb_key
 
 TIMES = Path(__file__).with_name('test_times.json')
 LOCAL_TIMES = Path(__file__).parents[1]/'.test-times.json'
+
+# imported once by the server the notebooks' processes are forked from (`pool_context`): libraries only, never the
+# package (its module state, e.g. the threads seen at import, starts fresh in each notebook); '__main__' as by default
+PRELOAD = ['__main__', 'numpy', 'torch', 'nbdev.test', 'execnb.shell', 'fastcore.test',
+           'sklearn.linear_model']   # (with scipy.stats and pandas: the experiments' baselines)
+
+def pool_context():
+    "The start method of the notebooks' processes: forked from a server that has imported `PRELOAD`."
+    ctx = mp.get_context('forkserver'); ctx.set_forkserver_preload(PRELOAD)
+    return ctx
 
 def _one(fn, flags, save_dir=None):
     t0 = time.time()
@@ -72,7 +84,7 @@ def main():
     # one fresh process per notebook: no state or memory carries over between notebooks
     res, t0 = [None] * len(files), time.time()
     print(f"{a.label or 'notebooks'}: {len(files)} to run, {a.n_workers} at a time, longest first", flush=True)
-    with ProcessPoolExecutor(a.n_workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=1) as ex:
+    with ProcessPoolExecutor(a.n_workers, mp_context=pool_context(), max_tasks_per_child=1) as ex:
         futs = {ex.submit(_one, files[i], a.flags.split(), a.save_executed): i for i in order}
         for k, fut in enumerate(as_completed(futs), 1):     # a line per notebook as it finishes
             i = futs[fut]; res[i] = ok, dt = fut.result()
