@@ -928,8 +928,8 @@ PLAIN = {   # a row (its statement up to the first ':') -> {word: what that word
     'Statement (2)': {'outside its premises': "no run selects all relevant tokens, so no run tests it"},
     'All relevant tokens': {'counterexample': "some runs converge in direction without selecting the relevant token of "
                                               "every sequence"},
-    'Trained baseline': {'undecided': "below the claimed 95% on every set; a set's runs did not converge, or the declared "
-                                      "sweeps of its open settings have not run yet",
+    'Trained baseline': {'undecided': "below the claimed 95% on every set; some runs did not converge, or declared sweeps "
+                                      "have not run yet",
                          'not reproduced in our setting': "below the claimed 95% on every set, where a setting of ours "
                                                           "differs or a sweep point passes"},
     'Frozen random embeddings': {

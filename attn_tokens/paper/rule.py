@@ -308,6 +308,14 @@ def _pending(s) -> bool:
     "An open setting whose declared sweep the claim's failure calls for, not run yet."
     return s['stated'] is None and isinstance(s.get('sweep'), str) and s['sweep'].startswith(PENDING)
 
+def _incomplete(s) -> bool:
+    """An open setting with a point whose runs are not complete (a seed not converged, or a point without seeds: a
+    side-by-side set whose run was cut by its cap): such a point could still pass, so it blames nothing until it is
+    run again (a complete point of the same setting that passes still rescues the sentence)."""
+    sw = s.get('sweep') if s['stated'] is None else None
+    return isinstance(sw, list) and any(not p.get('seeds') or any(q.get('converged') is not True for q in p['seeds'])
+                                        for p in sw)
+
 def record_reasons(settings) -> list:
     """Why a failing claim is not contradicted, from its settings record alone: each stated setting not met,
     each open setting without a sweep, each converged sweep point that passes ('reproduced at ...')."""
@@ -338,7 +346,7 @@ def _seeds_word(seeds, settings) -> str:
         return 'undecided'
     if all(passes): return 'reproduced'
     if record_reasons([s for s in settings if not _pending(s)]): return 'not reproduced in our setting'
-    return 'undecided' if any(_pending(s) for s in settings) else 'contradicted'
+    return 'undecided' if any(_pending(s) or _incomplete(s) for s in settings) else 'contradicted'
 
 def claim_word(passes, settings, cut_short=False) -> str:
     """`record_word` for a caller without a record: outcomes per seed (`passes`), a settings record, and
