@@ -24,6 +24,7 @@ from ..data.tokens import TokenData
 from ..infra import checks
 from .train import TrainConfig, train_val_split
 from .analysis import embedding_report
+from .synthetic import stop_kw
 from .framework import (ExpConfig, Skip, experiment_family, claim, fit,
                                                fit_report)
 from .published import PAPER, paper_claim
@@ -186,19 +187,18 @@ OPTIM_OF = {   # ExpConfig.optim -> (optimizer, learning rate from the size tabl
 
 def train_config(settings: dict, cfg: ExpConfig, name: str, trainable=None, smooth=None) -> TrainConfig:
     """The TrainConfig of a real-data run: the paper's (no early stopping, until converged per
-    PAPER.tol, keep the last model) where settings['converge'], else early stopping. The optimizer is the
+    PAPER.tol, keep the last model) where settings['converge'], else early stopping (`synthetic.stop_kw`). The
+    optimizer is the
     size table's Adam, or a sweep point's (cfg.optim, OPTIM_OF): GD at 1/L needs `smooth`, the loss's smoothness
     L at initialisation (`smoothness`), computed by the caller."""
-    conv, optim = bool(settings.get('converge')), cfg.take('optim')
+    optim = cfg.take('optim')
     if optim == 'gd 1/L' and smooth is None:
         raise ValueError(f"{name}: the sweep point 'GD at 1/L' needs the loss's smoothness L at initialisation "
                          f"(real_data.smoothness), which this experiment does not compute: it has no such point")
     opt, lr = OPTIM_OF[optim](settings['lr'], smooth)
-    return TrainConfig(lr=lr, optimizer=opt, steps=settings['steps'], eval_every=PAPER.eval_every,
-                       patience=None if conv else 4,
-                       tol=PAPER.tol if conv else None, dir_tol=PAPER.tol if conv else None,
-                       keep_last=conv, seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name),
-                       progress=cfg.progress)
+    return TrainConfig(lr=lr, optimizer=opt, steps=settings['steps'],
+                       **stop_kw(settings, patience=4, eval_every=PAPER.eval_every),
+                       seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name), progress=cfg.progress)
 
 # %% ../../nbs/experiments/06_real_data.ipynb #e31e32c7
 def vocab_draw(data: TokenData, target: int, seed: int) -> torch.Tensor:

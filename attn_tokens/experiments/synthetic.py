@@ -17,14 +17,16 @@ from .published import PAPER, paper_claim
 from .framework import ExpConfig, experiment, claim, fit_report
 
 # %% ../../nbs/experiments/05_synthetic.ipynb #90df2154
-def stop_kw(settings: dict, patience: int = 5) -> dict:
+def stop_kw(settings: dict, patience: int = 5, eval_every: int = 10) -> dict:
     """How a run stops, as TrainConfig fields: where settings['converge'] (the full size, which judges the paper) the
     paper's (PAPER.convergence): no early stopping, the convergence rule (`train.window_rule`) at PAPER.tol checked
     every PAPER.eval_every steps, the last model kept, settings['steps'] a budget the rule should never meet; else
-    (quick, ci: they check the code) early stopping after `patience` checks without improvement, every 10 steps."""
+    (quick, ci: they check the code) early stopping after `patience` checks without improvement, every `eval_every`
+    steps. The one home of how a run stops: the synthetic, the real-data (`real_data.train_config`) and the
+    two-layer runs."""
     if settings.get('converge'):
         return dict(eval_every=PAPER.eval_every, patience=None, tol=PAPER.tol, dir_tol=PAPER.tol, keep_last=True)
-    return dict(eval_every=10, patience=patience)
+    return dict(eval_every=eval_every, patience=patience)
 
 def stop_note(nums: dict) -> str:
     """How a run ended, for its notes: steps taken and why it stopped; a run that did not converge says so
