@@ -87,7 +87,8 @@ def _sweep_point(m, tr, ts, te, full, tcfg) -> dict:
     st = embedding_report(m, ts); st.pop('bins')
     out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0],
            'spearman_v_after_step': st0['spearman_v_bins'],
-           **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason')},
+           **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason') if k in r},
+           **({'rule': r['rule']} if 'rule' in r else {}),     # what the convergence rule read
            **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')},
            'spearman_v_bins': st['spearman_v_bins']}
     for k in ('spread_v', 'spread_p', 'rel_spread_v', 'rel_spread_p'):
@@ -154,7 +155,7 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     """IMDB: one GD step on E with the theory's eta0*, then (p, v) trained; spreads versus full
     training; a sweep over eta0."""
     d, P = REAL_SIZES['imdb'][cfg.size]['d'], PROTOCOL_SIZES[cfg.size]
-    m, tr, te, _ = one_layer_real('imdb', cfg)
+    m, tr, te, ref = one_layer_real('imdb', cfg)
     # checked once; its token statistics computed once
     ts = TokenSet.make(tr, V=tr.V, where='one_step_protocol')
     full = embedding_report(m, ts); full.pop('bins')
@@ -177,6 +178,8 @@ def one_step_protocol(cfg: ExpConfig) -> dict:
     info = {'eta0': rule['eta0'], 'F': rule['F'], 'alpha_q': rule['alpha_q'],
             'n_important': rule['n_important'], 'd': d, 'V': tr.V,
             'config': dict(P), 'sweep': rows,
+            # the full training the spreads are compared against: a claim's run only if it converged too
+            'reference': {k: ref[k] for k in ('steps', 'stop_reason', 'rule') if k in ref},
             **{f'full_{k}': full[k] for k in ('spread_v', 'spread_p', 'rel_spread_v',
                                               'rel_spread_p')},
             **{k: star[k] for k in ('test_acc_after_step', 'test_loss_after_step',

@@ -130,14 +130,16 @@ def converged(nums: dict):
     no `rule`: it was stopped by the older two-end test, which a rising loss could fool (04_train replays three
     such stops), so its stop certifies nothing until it is run again. Several seeds each judged by their own rule
     (the MLP's `judged` and `rule`): every one; a curve over d (frozen_embeddings): both runs at the run's d, each
-    by its rule's record (`rule_frozen`, `rule_trained`). None if the record has no stop at all."""
+    by its rule's record (`rule_frozen`, `rule_trained`); a run compared against a `reference` run (the one-step
+    protocol against full training): both. None if the record has no stop at all."""
     runs, pt = _seed_runs(nums), _curve_point(nums)
     if runs: return all(r['judged'] and _by_rule(r, r['judged']) is True for r in runs)
     if pt is not None:
         kinds = ('frozen',) + (('trained',) if 'converged_trained' in pt else ())
         return all(_by_rule({'rule': pt.get(f'rule_{k}')}, pt.get(f'converged_{k}') is True) is True for k in kinds)
     if nums.get('stop_reason') is None and nums.get('converged') is None: return None
-    return _by_rule(nums) is True
+    ref = nums.get('reference')
+    return _by_rule(nums) is True and (not isinstance(ref, dict) or _by_rule(ref) is True)
 
 # %% ../../nbs/paper/09a_rule.ipynb #e05fabca
 NOT_SWEPT = {   # the closed list: the only reasons an open setting may go unswept, each stated once
