@@ -184,21 +184,27 @@ def data_label(dataset: str, n_train=None) -> str:
                 + (f"; {n_train:,} training sentences drawn" if n_train else '') + ')')
     return dataset
 
-OPTIM_OF = {   # ExpConfig.optim -> (optimizer, learning rate from the size table's rate and the smoothness L)
-    'table': lambda lr, L: ('adam', lr), 'adam/10': lambda lr, L: ('adam', lr / 10), 'gd 1/L': lambda lr, L: ('gd', 1 / L)}
+# ExpConfig.optim -> (optimizer, learning rate from the size table's rate and the smoothness L at initialisation, the
+# factor of the size table's step cap). Adam moves each coordinate by about its rate a step, so a tenth of the rate
+# needs about ten times the steps to travel as far: its cap is ten times the table's. GD at 1/L takes L local
+# (train.BacktrackingGD: GD at 1/L with L the smoothness at initialisation overflows on Yelp within 50 steps) from a
+# first step 1/L; measured on Yelp (seed 0), 375 of its steps left the gradient at 20-30 % of its largest, where
+# Adam had converged at 80: it gets the same tenfold cap
+OPTIM_OF = {'table': lambda lr, L: ('adam', lr, 1), 'adam/10': lambda lr, L: ('adam', lr / 10, 10),
+            'gd 1/L': lambda lr, L: ('gd-backtrack', 1 / L, 10)}
 
 def train_config(settings: dict, cfg: ExpConfig, name: str, trainable=None, smooth=None) -> TrainConfig:
     """The TrainConfig of a real-data run: the paper's (no early stopping, until converged per
     PAPER.tol, keep the last model) where settings['converge'], else early stopping (`synthetic.stop_kw`). The
     optimizer is the
-    size table's Adam, or a sweep point's (cfg.optim, OPTIM_OF): GD at 1/L needs `smooth`, the loss's smoothness
-    L at initialisation (`smoothness`), computed by the caller."""
+    size table's Adam, or a sweep point's (cfg.optim, OPTIM_OF: its optimizer, rate and step cap): GD at 1/L needs
+    `smooth`, the loss's smoothness L at initialisation (`smoothness`), computed by the caller."""
     optim = cfg.take('optim')
     if optim == 'gd 1/L' and smooth is None:
         raise ValueError(f"{name}: the sweep point 'GD at 1/L' needs the loss's smoothness L at initialisation "
                          f"(real_data.smoothness), which this experiment does not compute: it has no such point")
-    opt, lr = OPTIM_OF[optim](settings['lr'], smooth)
-    return TrainConfig(lr=lr, optimizer=opt, steps=settings['steps'],
+    opt, lr, cap = OPTIM_OF[optim](settings['lr'], smooth)
+    return TrainConfig(lr=lr, optimizer=opt, steps=settings['steps'] * cap,
                        **stop_kw(settings, patience=4, eval_every=PAPER.eval_every),
                        seed=cfg.seed, trainable=trainable, ckpt=cfg.ckpt(name), progress=cfg.progress)
 

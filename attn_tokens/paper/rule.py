@@ -148,7 +148,7 @@ NOT_SWEPT = {   # the closed list: the only reasons an open setting may go unswe
 UNSWEPT = {'second layer': 'body'}   # open setting -> its reason in NOT_SWEPT; every other open setting is swept
 SWEEP_VALUES = {   # open setting -> its declared values (the main point's first), fixed here before any run
     'optimizer and learning rate': ("Adam at the size table's learning rate", "Adam at a tenth of that rate",
-                                    "full-batch GD at 1/L (L: the loss's smoothness at initialisation)"),
+                                    "full-batch GD at 1/L (L local, by backtracking from the smoothness at initialisation)"),
     'tokenizer': ('ours (data/text)', "scikit-learn's CountVectorizer (its default token pattern, lowercase)"),
     'vocabulary cut': ("a frequency cut to the authors' size (V near 7,766 on IMDB, 5,424 on Yelp)",
                        'every token of the training split (min_count 1)'),
