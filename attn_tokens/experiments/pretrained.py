@@ -272,8 +272,8 @@ def run_r8(encoder, tr, te, wp_of, ref, s, seed=0) -> dict:
     m = PretrainedCLS(encoder, wp_of, seed=seed)
     before = attention_report(attention_weights(m, te.tokens), te.tokens, ref)
     sel_before = selection(m, te, ref)
-    hist = fit_ladder(m, tr.tokens, tr.labels, s['r8_steps'], s['r8_lr'], batch_size=s['r8_batch'], seed=seed,
-                      track=lambda _: {}, n_track=4)
+    hist, _ = fit_ladder(m, tr.tokens, tr.labels, s['r8_steps'], s['r8_lr'], batch_size=s['r8_batch'], seed=seed,
+                         track=lambda _: {})   # a budget of r8_steps: tracked at steps 1, 2, 4, ... and the last
     after = attention_report(attention_weights(m, te.tokens), te.tokens, ref)
     return {'before': before, 'after': after, 'selection_before': sel_before, 'selection': selection(m, te, ref),
             'test_acc': test_accuracy(m, te.tokens, te.labels, chunk=64),

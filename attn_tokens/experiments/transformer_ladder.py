@@ -5,9 +5,9 @@
 # %% auto #0
 __all__ = ['LADDER', 'SCORES', 'NO_SCORE', 'PANELS', 'LADDER_SETS', 'LADDER_SIZES', 'build', 'rung_of', 'static_scores',
            'alpha_of', 'top_decile', 'attended_token', 'top_share', 'uniform_share', 'importance_of', 'rank_quantiles',
-           'selection_quantiles', 'selects', 'reached_selection', 'mm_cos', 'fit_ladder', 'test_accuracy', 'run_rung',
-           'reference', 'ladder', 'summarise', 'ladder_claims', 'verdict_rows', 'plot_ladder', 'device_line',
-           'ladder_data', 'transformer_ladder']
+           'selection_quantiles', 'selects', 'reached_selection', 'mm_cos', 'fit_ladder', 'ran_to_rule',
+           'test_accuracy', 'run_rung', 'reference', 'ladder', 'summarise', 'ladder_claims', 'verdict_rows',
+           'plot_ladder', 'device_line', 'ladder_data', 'transformer_ladder']
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #660e7b08
 import math, time
@@ -25,6 +25,8 @@ from .analysis import shape_stats
 from .framework import ExpConfig, Skip, experiment, claim, rule_pass, judged
 from .transformer import CLSTransformer, RUNGS, check_rung
 from .published import word_rule
+from .synthetic import stop_kw
+from .train import TrainConfig, train, rule_verdict
 from .real_data import DATASET, data_label, data_source, load_real
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #ccec58ab
@@ -200,29 +202,39 @@ def mm_cos(sc: dict, tokens) -> float:
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #9a28b78b
 def fit_ladder(model, tokens, labels, steps, lr, weight_decay=0., batch_size=None, seed=0, track=None,
-               n_track=4) -> list:
-    """Train every trainable weight of `model` by torch.optim.AdamW(lr, weight_decay) (betas 0.9, 0.999)
-    for `steps` steps, full batch or seeded mini-batches of `batch_size`; `track(model)` (a dict) at step
-    0 and at `n_track` evenly spaced steps. Returns those records, each with the step and the loss."""
-    steps = check_int('steps', steps, 1, ': the number of optimizer steps, an integer >= 1')
+               converge=False) -> tuple:
+    """Train every trainable weight of `model` by torch.optim.AdamW(lr, weight_decay) (betas 0.9, 0.999) through
+    `train.train` (no validation split, the last weights kept): with `converge` (full batch only) until the package's
+    convergence rule stops it (`synthetic.stop_kw`: train.window_rule at PAPER.tol every PAPER.eval_every steps),
+    `steps` the cap; else `steps` steps, full batch or seeded mini-batches of `batch_size`. `track(model)` (a dict) at
+    step 0, after steps 1, 2, 4, 8, ... and at the last step, each record with the step and the training loss of that
+    step. Returns (those records, the TrainResult: steps, stop_reason, the rule's record)."""
+    steps = check_int('steps', steps, 1, ': the number of optimizer steps (with converge: the cap), an integer >= 1')
     lr = check_number('lr', lr, 0, lo_open=True, fix=': the learning rate, e.g. lr=0.01')
     weight_decay = check_number('weight_decay', weight_decay, 0, fix=': 0 (none) or a positive decay')
-    dev = next(model.parameters()).device
-    tokens, labels = torch.as_tensor(tokens), torch.as_tensor(labels).to(dev)
-    opt = torch.optim.AdamW([q for q in model.parameters() if q.requires_grad], lr=lr,
-                            weight_decay=weight_decay)
-    g = torch.Generator().manual_seed(check_seed('seed', seed))
-    full = model.prepare(tokens) if batch_size is None else None
-    at = {round(steps * k / n_track) for k in range(1, n_track + 1)}
+    if converge and batch_size is not None:
+        raise ValueError(f"fit_ladder: converge=True with batch_size={batch_size}: the convergence rule reads full-batch "
+                         "losses and gradients; train full batch (batch_size=None) or give a budget (converge=False)")
     hist = [{'step': 0, **track(model)}] if track else []
-    for step in range(1, steps + 1):
-        if full is None:
-            i = torch.randint(len(tokens), (batch_size,), generator=g)
-            b, y = model.prepare(tokens[i]), labels[i.to(dev)]
-        else: b, y = full, labels
-        opt.zero_grad(); loss = model.loss(b, y); loss.backward(); opt.step()
-        if track and step in at: hist.append({'step': step, 'loss': float(loss.detach()), **track(model)})
-    return hist
+    def adamw(ps):      # the optimizer, with the tracking after steps 1, 2, 4, ... (a step hook of torch.optim)
+        opt, n = torch.optim.AdamW(ps, lr=lr, betas=(0.9, 0.999), weight_decay=weight_decay), [0]
+        def after(*_):
+            n[0] += 1
+            if track and n[0] & (n[0] - 1) == 0: hist.append({'step': n[0], **track(model)})
+        opt.register_step_post_hook(after)
+        return opt
+    cfg = TrainConfig(optimizer=adamw, steps=steps, batch_size=batch_size, val_frac=0., seed=check_seed('seed', seed),
+                      progress=False, **{k: v for k, v in stop_kw({'converge': converge}).items() if k != 'keep_last'})
+    res = train(model, torch.as_tensor(tokens), torch.as_tensor(labels), cfg)
+    if track and hist[-1]['step'] != res.steps: hist.append({'step': res.steps, **track(model)})
+    for h in hist[1:]: h['loss'] = res.history[h['step'] - 1]['train_loss']   # the loss its step computed
+    return hist, res
+
+def ran_to_rule(run: dict) -> bool:
+    """Did a run (`run_rung`'s record) converge: it stopped by the convergence rule (stop_reason 'converged') and the
+    rule holds again on what it read (`train.rule_verdict` of its `rule`), as paper.rule.converged decides it."""
+    rec = run.get('rule')
+    return run.get('stop_reason') == 'converged' and isinstance(rec, dict) and bool(rule_verdict(rec)['converged'])
 
 @torch.no_grad()
 def test_accuracy(model, tokens, labels, chunk=512) -> float:
@@ -234,8 +246,9 @@ def test_accuracy(model, tokens, labels, chunk=512) -> float:
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #4c6b01de
 def run_rung(rung, tr, te, s: dict, seed, ref: dict, weight_decay=0., device='cpu') -> dict:
-    """One rung trained on `tr` (TokenData) per the settings `s` (d, heads, steps, lr, batch_size, mm_n,
-    n_track, max_len) with `weight_decay`, measured: cos(p_eff, p_mm) over training where p_eff exists,
+    """One rung trained on `tr` (TokenData) per the settings `s` (d, heads, steps, lr, batch_size, mm_n, max_len,
+    converge: `fit_ladder`) with `weight_decay`, recorded: how it stopped (steps, stop_reason, the rule's record, the
+    largest |weight|), cos(p_eff, p_mm) over training where p_eff exists,
     and (without decay) the shape statistics of its static scores against `ref['x']` (P(1|s) - P(0|s)),
     the top-decile share (`ref['top']`) and the test accuracy on `te`."""
     t0 = time.time()
@@ -247,9 +260,11 @@ def run_rung(rung, tr, te, s: dict, seed, ref: dict, weight_decay=0., device='cp
         sc = static_scores(model)
         if sc is None: return {}
         return {'cos_mm': mm_cos(sc, sub), 'p_norm': float(sc['p_eff'].norm())}
-    hist = fit_ladder(m, tr.tokens, tr.labels, s['steps'], s['lr'], weight_decay, s.get('batch_size'),
-                      seed, track, s.get('n_track', 4))
-    out = {'rung': rung, 'seed': seed, 'weight_decay': weight_decay, 'history': hist,
+    hist, res = fit_ladder(m, tr.tokens, tr.labels, s['steps'], s['lr'], weight_decay, s.get('batch_size'),
+                           seed, track, converge=bool(s.get('converge')))
+    out = {'rung': rung, 'seed': seed, 'weight_decay': weight_decay, 'history': hist, 'steps': res.steps,
+           'stop_reason': res.stop_reason, 'rule': res.rule,
+           'max_abs_weight': max(float(q.detach().abs().max()) for q in m.parameters()),
            'test_acc': test_accuracy(m, te.tokens, te.labels)}
     if weight_decay == 0:
         out['share'] = top_share(m, te.tokens, ref['top'])
@@ -296,7 +311,7 @@ def ladder(sets: dict, s: dict, rungs=tuple(LADDER)[:6], seeds=(0, 1, 2), device
                         + (f", share {r['share']:.3f}" if 'share' in r else '')
                         + (f", cos(p_eff, p_mm) {r['history'][-1]['cos_mm']:.3f}"
                            if r['history'] and 'cos_mm' in r['history'][-1] else '')
-                        + f" ({r['seconds']:.1f} s)")
+                        + f"; {r['steps']} steps, {r['stop_reason']} ({r['seconds']:.1f} s)")
                     if on_run is not None: on_run(res)
     return res
 
@@ -309,7 +324,8 @@ def _stat(vals) -> dict:
 def summarise(res: dict) -> dict:
     """Per data set and rung: each measured number over the seeds (values, mean, std): test accuracy,
     spearman_v_bins, u_bins, top-decile share (and R0's, uniform's), cos(p_eff, p_mm) at the first and
-    the last record, without and with weight decay, and its rise."""
+    the last record, without and with weight decay, and its rise; how each run stopped (`runs`, `runs_wd`: seed,
+    steps, stop_reason and the rule's record, as the claims' seeds read them) and the steps over the seeds."""
     out = {}
     for r in res['runs']:
         e = out.setdefault(r['data'], {}).setdefault(r['rung'], {})
@@ -328,6 +344,9 @@ def summarise(res: dict) -> dict:
                    'share_uniform': res['reference'][k]['share_uniform'],
                    'static': SCORES[rung] is not None}
             for q in ('spearman_v_bins', 'u_bins'): row[q] = _stat([r.get(q) for r in a])
+            for key, rs in (('runs', a), ('runs_wd', b)):
+                row[key] = [{q: r.get(q) for q in ('seed', 'steps', 'stop_reason', 'rule', 'max_abs_weight')} for r in rs]
+            row['steps'], row['steps_wd'] = _stat([r.get('steps') for r in a]), _stat([r.get('steps') for r in b])
             if row['static']:
                 row['cos_first'], row['cos_last'], row['cos_last_wd'] = (
                     _stat(c(a, 0)), _stat(c(a, -1)), _stat(c(b, -1)))
@@ -341,12 +360,20 @@ def summarise(res: dict) -> dict:
     return summ
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #7caf79b1
-def _settings(rung, s) -> list:
-    "The settings of a rung's claims beside what the paper states (the paper's rule, 09a_rule, reads 'met')."
+def _length(runs, s) -> tuple:
+    "(what the runs did, met?) for the training length: met where every seed's run converged by the rule (ran_to_rule)."
+    ok = [ran_to_rule(r) for r in runs]
+    if not s.get('converge'): return f"{s['steps']} AdamW steps (lr {s['lr']:g}), no convergence rule", False
+    return (f"AdamW (lr {s['lr']:g}) until the convergence rule (cap {s['steps']}): {sum(ok)} of {len(ok)} seeds "
+            f"converged ({', '.join(str(r.get('steps')) for r in runs)} steps)"), bool(ok) and all(ok)
+
+def _settings(rung, s, runs=()) -> list:
+    """The settings of a rung's claims beside what the paper states (the paper's rule, 09a_rule, reads 'met'), the
+    training length from how its runs `runs` stopped."""
+    ours, met = _length(runs, s)
     return [dict(setting='model', stated="the paper's one-layer model f(X) = softmax(p^T E_X^T) E_X v",
                  ours=LADDER[rung], met=rung == 'R0'),
-            dict(setting='training length', stated='trained until convergence',
-                 ours=f"{s['steps']} AdamW steps (lr {s['lr']:g})", met=False),
+            dict(setting='training length', stated='trained until convergence', ours=ours, met=met),
             dict(setting='embedding dimension', stated='d = 2048', ours=f"d = {s['d']}", met=s['d'] == 2048)]
 
 def _one(text, st: dict, rule, settings, **more) -> dict:
@@ -361,12 +388,13 @@ def ladder_claims(summ: dict, s: dict, labels=None) -> list:
     """The claims each rung is judged by, on each data set (rules from published.word_rule and
     framework.rule_pass): the paper's two shape claims on the static
     scores where they exist, the top-decile share above uniform attention's, cos(p_eff, p_mm) rising
-    over training without weight decay. All ours (by='ours'): the paper claims nothing of a transformer."""
+    over training without weight decay. All ours (by='ours'): the paper claims nothing of a transformer. Each claim's
+    seeds are the runs of its row's `runs` (how each stopped: paper.paper_map.ladder_paper reads them)."""
     out = []
     for k, per in summ.items():
         what = (labels or {}).get(k, k)
         for rung, row in per.items():
-            st, more = _settings(rung, s), dict(rung=rung, data=k)
+            st, more = _settings(rung, s, row.get('runs', [])), dict(rung=rung, data=k)
             if row['static']:
                 out.append(_one(f"{what}, {rung}: s_v(s) increases with P(1|s)-P(0|s) (Spearman of bin means)",
                                 row['spearman_v_bins'], word_rule('increasing'), st, kind='increasing', **more))
@@ -439,11 +467,13 @@ LADDER_SETS = ('imdb', 'yelp_sentences')     # the data sets (real_data.DATASET 
 LADDER_SIZES = {   # per size: subsets, vocabulary cut, width, heads, optimizer, decay, seeds, p_mm sample
     # quick: a smoke test of the code (one seed, a few steps, no claim judged), a second or two of CPU
     'quick': dict(n_train=80, n_test=80, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=16,
-                  d=8, heads=2, steps=6, lr=0.02, wd=0.1, batch_size=None, seeds=(0,),
-                  mm_n=20, n_track=2),
+                  d=8, heads=2, steps=6, lr=0.02, wd=0.1, batch_size=None, seeds=(0,), mm_n=20),
+    # full: until the convergence rule (converge); steps is the cap, a budget the rule should never meet: at least 3x
+    # the most it needed, 85 steps (yelp_sentences R0 with decay 0.1, seeds 0 and 2; 70 without decay), measured on
+    # all 72 runs of seeds 0-2 at one thread, 2026-12-08, 40 s of CPU for the 72
     'full': dict(n_train=300, n_test=300, min_count={'imdb': 20, 'yelp_sentences': 5}, max_len=48,
-                 d=24, heads=4, steps=40, lr=0.01, wd=0.1, batch_size=None, seeds=(0, 1, 2),
-                 mm_n=50, n_track=4)}
+                 d=24, heads=4, steps=300, lr=0.01, wd=0.1, batch_size=None, seeds=(0, 1, 2),
+                 mm_n=50, converge=True)}
 LADDER_SIZES['ci'] = LADDER_SIZES['quick']
 
 def device_line(device) -> str:
@@ -472,6 +502,13 @@ def ladder_data(cfg: ExpConfig, s: dict, log=print) -> tuple:
     return sets, lines, skipped
 
 # %% ../../nbs/experiments/08a_transformer_ladder.ipynb #2d15d848
+def _stopped(runs) -> str:
+    "How the runs stopped, in words: how many converged by the rule (ran_to_rule), their steps, the capped ones named."
+    ok = [r for r in runs if ran_to_rule(r)]
+    cap = [f"{r['data']} {r['rung']} seed {r['seed']} wd {r['weight_decay']:g}" for r in runs if not ran_to_rule(r)]
+    return (f"{len(ok)} of {len(runs)} runs converged" + (f" in {min(r['steps'] for r in ok)}-"
+            f"{max(r['steps'] for r in ok)} steps" if ok else '') + (f"; not converged: {', '.join(cap)}" if cap else ''))
+
 @experiment('transformer_ladder')
 def transformer_ladder(cfg: ExpConfig, log=print) -> dict:
     """The paper's claims rung by rung from its model (R0) to a pre-LN encoder layer with its feed-forward
@@ -490,7 +527,8 @@ def transformer_ladder(cfg: ExpConfig, log=print) -> dict:
     cl = [] if smoke else ladder_claims(summ, s, labels)
     fig, n_s = cfg.fig('transformer_ladder'), f"{len(s['seeds'])} seed{'s' * (len(s['seeds']) != 1)}"
     import matplotlib.pyplot as plt
-    plt.close(plot_ladder(summ, fig, f"the ladder R0-R5 ({cfg.size}: d = {s['d']}, {s['steps']} AdamW steps, "
+    length = (f"AdamW to the convergence rule, cap {s['steps']}" if s.get('converge') else f"{s['steps']} AdamW steps")
+    plt.close(plot_ladder(summ, fig, f"the ladder R0-R5 ({cfg.size}: d = {s['d']}, {length}, "
                                      f"{n_s}; {', '.join(sets)})"))
     nums = {'device': device, 'summary': summ, 'reference': res['reference'],
             'verdicts': verdict_rows(summ, cl), 'skipped_sets': skipped,
@@ -499,7 +537,9 @@ def transformer_ladder(cfg: ExpConfig, log=print) -> dict:
             **{f'n_train_{k}': tr.n for k, (tr, _) in sets.items()}}
     notes = (("Smoke test of the code (this size judges nothing: no claim is made; the ladder's findings are "
               "the ladder study's, nbs/measured/ladder_study.json, and the full size's): " if smoke else '') + f"Rungs R0-R5 on {', '.join(labels.values())}, {n_s}, on {device}; "
-             f"AdamW (lr {s['lr']:g}, full batch, {s['steps']} steps) without and with weight decay "
+             f"AdamW (lr {s['lr']:g}, full batch, " + (
+                 f"until the convergence rule, cap {s['steps']} steps: {_stopped(res['runs'])}" if s.get('converge')
+                 else f"{s['steps']} steps") + ") without and with weight decay "
              f"{s['wd']:g}; d = {s['d']}, {s['heads']} heads from R3; first {s['max_len']} words."
              + (f" Not run: {'; '.join(f'{k} ({v})' for k, v in skipped.items())}." if skipped else ''))
     return {'numbers': nums, 'claims': cl, 'figures': [fig], 'notes': notes, 'data': lines}

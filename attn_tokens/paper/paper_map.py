@@ -642,22 +642,38 @@ LADDER_QUOTES = {   # (rung, kind) -> the authors' sentence the ladder's claim r
     ('R0', 'increasing'): 'abstract_experiments', ('R0', 'U-shaped'): 'abstract_experiments',
     **{('R1', k): 'wkq_expect' for k in ('increasing', 'U-shaped', 'cos rises', 'share above uniform')}}
 
+def _ladder_runs(r: dict, c: dict) -> list:
+    """How each seed's run of a ladder claim stopped: its row's `runs` in the summary (seed, steps, stop_reason, the
+    rule's record); for an entry stored without them (the 40-step runs: a fixed budget, no convergence rule) one
+    record per value of `seed_values`, stopped by its step budget."""
+    st = r.get('numbers', {}).get('settings', {})
+    runs = ((r['numbers'].get('summary') or {}).get(c.get('data')) or {}).get(c.get('rung'), {}).get('runs')
+    if runs and len(runs) == len(c['seed_values']): return runs
+    return [{'seed': s, 'steps': st.get('steps'), 'stop_reason': 'steps'}
+            for s, _ in zip(st.get('seeds', range(len(c['seed_values']))), c['seed_values'])]
+
 def ladder_paper(r: dict) -> dict:
     """The ladder's claims that restate the authors' (LADDER_QUOTES: R0's shapes are the abstract's, R1 tests "we
     still expect all the results for p ... to hold for W_KQ p") made claims of the paper with their quotes and the
-    record of 09a_rule: one seed per value of `seed_values`, none converged (a fixed 40-step budget, no
-    convergence rule), the settings of the sentence from the ladder's own settings. Returns `r`."""
+    record of 09a_rule: one seed per value of `seed_values`, converged as `converged` decides it from how that seed's
+    run stopped (`_ladder_runs`: its stop_reason and the rule's record), the settings of the sentence from the
+    ladder's own settings and those runs. Every other ladder claim (ours) gets the same seed records and its word
+    (`record_word`), so that a rung judged side by side is a sweep point with its convergence. Returns `r`."""
     st = r.get('numbers', {}).get('settings', {})
     for c in r.get('claims', []):
+        if not c.get('rung') or 'seed_values' not in c: continue
+        runs = _ladder_runs(r, c)
+        c['seeds'] = [{'seed': q['seed'], 'value': v, 'pass': rule_pass(c['rule'], v), 'converged': converged(q) is True}
+                      for q, v in zip(runs, c['seed_values'])]
         qk = LADDER_QUOTES.get((c.get('rung'), c.get('kind')))
-        if qk is None: continue
+        if qk is None:
+            c['verdict'] = record_word({**c, 'settings': c.get('settings', [])}); continue
         mc = st.get('min_count', {}).get(c.get('data'))
         nums = dict(d=st.get('d'), min_count=mc, V=r['numbers'].get(f"V_{c.get('data')}"), steps=st.get('steps'),
-                    stop_reason='steps')
+                    seeds=[{'seed': q['seed'], 'judged': q.get('stop_reason') == 'converged', 'rule': q.get('rule')}
+                           for q in runs])
         c.update(by='paper', quote_key=qk, quote=QUOTES[qk], id=claim_id(c), record_by='ladder_paper',
                  settings=settings_record(qk, 'transformer_ladder', nums))
-        c['seeds'] = [{'seed': s, 'value': v, 'pass': rule_pass(c['rule'], v), 'converged': False}
-                      for s, v in zip(st.get('seeds', range(len(c['seed_values']))), c['seed_values'])]
         resolve_sweeps(c)
     return r
 
@@ -706,10 +722,16 @@ def frozen_verdict(exps: dict, keys=('frozen_study', 'frozen_embeddings')) -> st
             + (f"; {'; '.join(dict.fromkeys(why))}" if why and word != 'reproduced' else '')
             + (f"; partial: {len(left) if isinstance(left, list) else left} runs to go" if left else ''))
 
+def _converged_seeds(claims) -> str:
+    "How many of the claims' seeds converged by the rule, in words."
+    seeds = [s for c in claims for s in c.get('seeds', []) if isinstance(s, dict)]
+    return f"{sum(s['converged'] is True for s in seeds)} of {len(seeds)} seeds converged by the rule"
+
 def ladder_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
     """The paper map's verdict cell for the transformer ladder (experiment `keys[0]` of a reproduce report's
     experiments; 08a_transformer_ladder): per kind of claim, how many (rung, data set) pairs got each word
-    (`claim_word` of the claim's seeds and settings); 'not measured yet' without an entry."""
+    (its `verdict` where `ladder_paper` gave it one, else `claim_word` of its seeds and settings); 'not measured yet'
+    without an entry."""
     r = exps.get(keys[0])
     if not r or r.get('status') != 'ok': return f"not measured yet: reproduce_full.json has no run of {keys[0]}"
     per = {}
@@ -723,7 +745,7 @@ def ladder_verdict(exps: dict, keys=('transformer_ladder',)) -> str:
     head = (f"{worst}: " + (
         f"{len(paper)} claims restate the authors' (R0's shapes, R1's W_KQ p), "
         + ', '.join(f"{n} {w}" for w, n in Counter(c['verdict'] for c in paper).most_common())
-        + " (40 steps, no convergence rule: not converged); " if paper else "no claim of the paper; "))
+        + f" ({_converged_seeds(paper)}); " if paper else "no claim of the paper; "))
     return (head + f"rungs {rungs[0]}-{rungs[-1]}, {len(n['summary'])} data sets, "
             f"{len(n['settings']['seeds'])} seeds ({r.get('size')} size), (rung, data set) pairs per word: "
             + '; '.join(f"{k}: " + ', '.join(f"{w} {m}" for w, m in cnt.most_common()) for k, cnt in per.items()))
@@ -733,7 +755,7 @@ def ladder_study_verdict(exps: dict, keys=('ladder_study', 'transformer_ladder')
     """The ladder row's verdict: the ladder study's converged runs (`exps[keys[0]]`, the records of
     tools/measure/ladder_study.py's `nbs/measured/ladder_study.json`, which `paper_map` loads) at the size its rule
     chose: per (rung, data set), whether every seed converged and selects (mean importance quantile of the attended
-    token above uniform's by two standard errors); then the reproduce run's 40-step claims (`ladder_verdict` of
+    token above uniform's by two standard errors); then the reproduce run's claims (`ladder_verdict` of
     keys[1]), whose word leads ('ours only' where the reproduce run has none)."""
     base = ladder_verdict(exps, keys[1:])
     word, _, rest = base.partition(': ')
@@ -937,8 +959,10 @@ PLAIN = {   # a row (its statement up to the first ':') -> {word: what that word
                      "yet converged by the rule",
         'not reproduced in our setting': "the authors' 72% and loss 0.6 appear after 40 training steps; frozen "
                                          "embeddings trained to convergence are well above them"},
-    'Transformer ladder': {'undecided': "its claims restating the authors' ran 40 steps, short of convergence; the "
-                                        "converged study is in the detail"}}
+    'Transformer ladder': {'undecided': "its claims restating the authors' are not all decided: a run stopped at its "
+                                        "cap, or the seeds disagree",
+                           'not reproduced in our setting': "every run converged; some restated claims fail on every "
+                                                            "seed, at our d = 24, not the authors' 2048"}}
 SET_NAMES = {'imdb': 'IMDB', 'yelp': 'Yelp', 'yelp_pool': 'the Yelp pool', 'yelp_polarity': 'Yelp polarity',
              'yelp_sentences': 'Yelp sentences'}
 _COUNTS = re.compile(r"(\d+) claims of the paper: ((?:\d+ [a-z ]+?)(?:, \d+ [a-z ]+?)*)(?: \(|;|$)")

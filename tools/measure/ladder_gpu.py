@@ -56,7 +56,12 @@ def _shims():
     try: import tqdm.auto  # noqa: F401
     except ImportError:
         tq, ta = module('tqdm'), module('tqdm.auto')
-        ta.tqdm = lambda it=None, *a, **k: it
+        class NoBar:     # train.train's bar (tqdm(total=...): update, set_postfix, close) that shows nothing
+            def __init__(self, *a, **k): pass
+            def update(self, *a, **k): pass
+            def set_postfix(self, *a, **k): pass
+            def close(self): pass
+        ta.tqdm = lambda it=None, *a, **k: NoBar() if it is None else it
         tq.auto = ta
         sys.modules.update({'tqdm': tq, 'tqdm.auto': ta}); missing.append('tqdm')
     if missing:
