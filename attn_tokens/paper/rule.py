@@ -8,9 +8,10 @@ __all__ = ['THEORY_DEFINITIONS', 'THEORY_WORDS', 'EXPERIMENT_WORDS', 'D_WORDS', 
            'SWEEPS', 'BASELINE_SOURCE', 'REQUOTED', 'WORD_ORDER', 'ROW_ORDER', 'theory_word', 'd_word', 'legend_md',
            'converged', 'sweep_override', 'owed_values', 'settings_record', 'RecordError', 'checked_value',
            'checked_seed', 'checked_flag', 'recomputed_pass', 'checked_seeds', 'checked_record', 'capped',
-           'record_reasons', 'record_word', 'claim_word', 'claim_id', 'seed_records', 'run_points', 'ran_budget',
-           'sweep_record', 'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps', 'names_no_set',
-           'sentence_word', 'row_word', 'needs_seeds', 'add_seeds', 'sweep_plan', 'knob_ranges', 'check_entry']
+           'record_reasons', 'record_word', 'claim_word', 'claim_id', 'seed_records', 'run_points', 'sweep_progress',
+           'ran_budget', 'sweep_record', 'main_fails', 'resolve_sweeps', 'annotate', 'differing', 'link_sweeps',
+           'names_no_set', 'sentence_word', 'row_word', 'needs_seeds', 'add_seeds', 'sweep_plan', 'knob_ranges',
+           'check_entry']
 
 # %% ../../nbs/paper/09a_rule.ipynb #9b60cf41
 import math, numbers, re
@@ -444,6 +445,18 @@ def run_points(setting: str, c: dict, r: dict, ours='') -> list:
     done = lambda p: {q['seed'] for q in p['seeds']} >= main and all(q['converged'] is True for q in p['seeds'])
     return pts if pts and all(done(p) for p in pts) else []
 
+def sweep_progress(setting: str, c: dict, r: dict, ours='') -> str:
+    """What the reproduce run has run so far of open `setting`'s owed values for claim `c` while `run_points` reads none
+    (a point half run, or stopped by a step cap), in words: per value, its seeds that ran and how many converged; ''
+    if none ran. The claim's word does not read it (the sweep stays owed); its record says how far it got."""
+    runs, out = (r.get('sweep_runs') or {}).get(setting) or {}, []
+    for v in owed_values(setting, ours):
+        got = {s: o for s, o in (runs.get(v) or {}).items() if o.get('status') == 'ok'}
+        if not got: continue
+        conv = sum(converged(_part(o.get('numbers', {}), c)) is True for o in got.values())
+        out.append(f"{v} on seed{'s' if len(got) > 1 else ''} {', '.join(sorted(got, key=int))} ({conv} converged)")
+    return '; '.join(out)
+
 def ran_budget(p: dict) -> bool:
     """A point of a budget sweep (SWEEPS: each value fixes how long its run trains) is complete when its run took its
     whole budget: it took every step of its cap (stop_reason 'steps', or steps == cap where the row has no stop reason)
@@ -490,7 +503,8 @@ def resolve_sweeps(c: dict) -> dict:
         sw = s.get('sweep')
         if s['stated'] is not None or (sw and (isinstance(sw, list) or sw.startswith('not swept: '))): continue
         vals = SWEEP_VALUES.get(s['setting']) or ('nothing declared',)
-        s['sweep'] = (f"{PENDING}: {_owed(s['setting'], vals)}" if main_fails(c['seeds']) else NEEDLESS)
+        s['sweep'] = (f"{PENDING}: {_owed(s['setting'], vals)}" + (f"; run so far: {s['ran']}" if s.get('ran') else '')
+                      if main_fails(c['seeds']) else NEEDLESS)
     c['verdict'] = record_word(c)
     return c
 
@@ -513,6 +527,9 @@ def annotate(exp: str, r: dict) -> dict:
         c['settings'] = settings_record(c.get('quote_key'), exp, _part(r.get('numbers', {}), c))
         for s in c['settings']:
             if s['stated'] is None and not s['sweep']: s['sweep'] = sweep_record(exp, s['setting'], c, r, s['ours'])
+            if s['stated'] is None and not s['sweep'] and SWEEPS.get((exp, s['setting'])) is None:
+                ran = sweep_progress(s['setting'], c, r, s['ours'])           # how far an owed sweep got
+                if ran: s['ran'] = ran
         c['seeds'] = seed_records(exp, r, c)
         c['seed_values'] = [s['value'] for s in c['seeds']]
         c.pop('cut_short', None)
