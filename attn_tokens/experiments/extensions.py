@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['MLP_SIZES', 'MLP_JUDGED', 'DEEP_SIZES', 'DEEP_JUDGED', 'MULTI_SIZES', 'POOL_SIZES', 'MULTI_DATA', 'yelp_multiclass',
            'yelp_pool_multiclass', 'YELP4', 'yelp_4class', 'yelp_pool_4class', 'mlp_readout', 'epoch_train_config',
-           'epoch_tol', 'epoch_judged', 'epoch_rule', 'mlp', 'two_layer', 'four_classes', 'balanced', 'yelp4_axes']
+           'epoch_tol', 'epoch_judged', 'epoch_rule', 'epoch_stop', 'mlp', 'two_layer', 'four_classes', 'balanced',
+           'yelp4_axes']
 
 # %% ../../nbs/experiments/07_extensions.ipynb #a2b8a583
 import copy, dataclasses, functools, math, tempfile, time
@@ -129,6 +130,13 @@ def epoch_rule(rows, window=3) -> dict:
     return rec | window_rule(rec['window'], rec['grad_norm'], rec['grad_ref'], rec['tol'],
                              rec['grad_rtol'], None, rec['u'], settled=rec['settled'])
 
+def epoch_stop(rows, judged, window=3) -> dict:
+    """A run judged per epoch, as paper.rule.converged reads every run: its stop (`stop_reason`: 'converged'
+    if judged at epoch `judged`, else 'steps', the cap) and what the common rule read at its last epoch (`rule`,
+    `epoch_rule`'s record with that stop)."""
+    stop = 'converged' if judged is not None else 'steps'
+    return {'stop_reason': stop, 'rule': epoch_rule(rows, window) | {'stop': stop}}
+
 # %% ../../nbs/experiments/07_extensions.ipynb #edc2a23c
 def _mlp_stats(m, tr, x) -> dict:
     """The statistics of `MLP_JUDGED` for MLP model `m` on data `tr` (token importances `x`): the
@@ -209,21 +217,17 @@ def _best_last(m, best, tr, te, tc) -> dict:
 def _epoch_run(Model, tr, te, settings, seed, judged_stats, keys, progress=False):
     """Train one model until judged (`epoch_judged` on the statistics `keys`) or the cap; the model at
     its last parameters and its record: training, when and why judged (`why`, `judged_epoch`), test
-    numbers (`_best_last`), the per-epoch rows, and what the common rule read at the last epoch (`rule`)
-    with the stop it certifies (`stop_reason`: 'converged' if judged, else 'steps', the cap), which
-    paper.rule.converged decides from."""
+    numbers (`_best_last`), the per-epoch rows, and its stop (`epoch_stop`)."""
     t0 = time.time()
     with tempfile.TemporaryDirectory() as ckdir:      # the epoch-by-epoch checkpoint only
         m, best, rows, judged, tol, tc = _train_epochs(Model, tr, settings, seed, ckdir, judged_stats,
                                                        keys, progress)
-    stop = 'converged' if judged is not None else 'steps'
     return m, {'seed': seed, 'steps': rows[-1]['step'], 'epochs': rows[-1]['epoch'],
                'judged': judged is not None, 'judged_epoch': judged, 'tol': tol,
                'why': (f"settled at epoch {judged}" if judged is not None
                        else f"the cap ({settings['epochs']} epochs)"),
                **_best_last(m, best, tr, te, tc), 'epoch_rows': rows, 'train_seconds': time.time() - t0,
-               # what the common rule read at the last epoch (train.window_rule)
-               'stop_reason': stop, 'rule': epoch_rule(rows, settings['window']) | {'stop': stop}}
+               **epoch_stop(rows, judged, settings['window'])}
 
 def _mlp_run(Model, tr, te, settings, cfg, seed, tag):
     """Train one MLP model until judged (`epoch_judged` on MLP_JUDGED) or the cap; the model, its
