@@ -394,10 +394,10 @@ def mlp(cfg: ExpConfig) -> dict:
 # and 63 s of wall time beside other jobs), so 10 epochs (360 steps, the MLP's cap, within the former 400-step
 # budget) cost about 10 minutes of CPU a seed, half of the full reproduce's 60-minute budget for 3 seeds. What the
 # rule needed, measured in that run (seed 0, 1,334 s beside other jobs): at the cap 4 of 9,000 training reviews were
-# still on the wrong side, the loss fell by 60 % over the last 3 epochs and the gradient was 0.197 of its largest
-# (0.0316 needed; it fell by about a quarter an epoch from epoch 7), and the U statistic on our bins still moved by
-# 0.05 over the window: the cap, not converged. At that pace the rule needs about 17 to 20 epochs (20 minutes of CPU
-# a seed, an hour for 3): more than this cap, which stays the budget's (raising it is a budget decision)
+# still on the wrong side, the loss fell by 71 % over the last 3 epochs and the gradient was 0.197 of its largest
+# (0.0316 needed; from epoch 7 it fell by 42 %, 18 %, 13 % an epoch), and the U statistics still moved by 0.05 over
+# the window: the cap, not converged. At those paces the rule needs about 17 to 23 epochs (20 minutes of CPU a seed,
+# an hour for 3): more than this cap, which stays the budget's (raising it is a budget decision)
 DEEP_SIZES = {
     'quick': dict(min_count=20, n_train=800, n_test=800, max_len=48, d=32, lr=0.01, batch=200,
                   epochs=10, window=3, settle=0.02),
