@@ -1,5 +1,5 @@
 """The MLP run of `extensions.mlp` at size full (one seed, d = width = 2048, all 25,000 IMDB reviews, its TrainConfig
-`mlp_train_config`), measured per epoch up to its cap: the mean training loss of the epoch, the validation loss and
+`epoch_train_config`), measured per epoch up to its cap: the mean training loss of the epoch, the validation loss and
 accuracy, the training accuracy on the training split (the fraction of positive margins) and the smallest margin, the
 norm of all parameters together and 1 - cos of their direction against the end of the epoch before (epoch 1: against
 the initialisation). It resumes the run epoch by epoch from a checkpoint (the loop's own, so the trajectory is the
@@ -11,7 +11,7 @@ import torch
 from attn_tokens.infra import files
 from attn_tokens.engine import models
 from attn_tokens.experiments import train as T
-from attn_tokens.experiments.extensions import MLP_SIZES, mlp_train_config
+from attn_tokens.experiments.extensions import MLP_SIZES, epoch_train_config
 from attn_tokens.experiments.real_data import load_real
 from attn_tokens.experiments.framework import ExpConfig
 
@@ -21,7 +21,7 @@ def measure(seed, ckpt_dir, epochs=None):
     model = lambda: models.OneLayerAttention(tr.V, S['d'], head='mlp', seed=seed)      # the initialisation the checkpoint's key names
     ck = os.path.join(ckpt_dir, f'mlp_direction_s{seed}.ckpt')
     if os.path.exists(ck): os.remove(ck)
-    tc = dataclasses.replace(mlp_train_config(S, tr.n, seed, ckpt=ck), dir_tol=None)
+    tc = dataclasses.replace(epoch_train_config(S, tr.n, seed, ckpt=ck), dir_tol=None)
     k, (itr, _) = tc.eval_every, T.train_val_split(tr.n, tc)
     toks, labs = tr.tokens[itr], tr.labels[itr]
     m = model(); names = [n for n, _ in m.named_parameters()]
