@@ -13,7 +13,7 @@ from ..infra.checks import positive_int, seed_int, threads_int
 
 # %% ../../nbs/commands/10d_reproduce_args.ipynb #f433e5af
 EXPERIMENT_NAMES = ('synthetic', 'synthetic_multiclass', 'imdb', 'yelp', 'yelp_pool', 'yelp_polarity',
-                    'yelp_sentences', 'one_step_protocol', 'frozen_embeddings', 'two_layer', 'mlp',
+                    'yelp_sentences', 'one_step_protocol', 'frozen_embeddings', 'mlp', 'two_layer',
                     'yelp_multiclass', 'yelp_pool_multiclass', 'yelp_4class', 'yelp_pool_4class',
                     'transformer_ladder')
 
