@@ -89,7 +89,7 @@ MLP_JUDGED = ('readout_rises_paper_bins', 'p_vs_paper')
 def epoch_train_config(settings, n, seed, ckpt=None, progress=False) -> TrainConfig:
     """A run judged per epoch (the MLP's, the two-layer model's): Adam on mini-batches, no early
     stopping, validated once per epoch, the last model kept; the loop's stopping rules are off (the run
-    is judged per epoch on full-batch evaluations by `train.window_rule`, `_train_epochs`)."""
+    is judged per epoch on full-batch evaluations by `train.window_rule`, _train_epochs)."""
     # batches per epoch of the training split (val_frac 0.1)
     k = math.ceil((n - round(0.1 * n)) / settings['batch'])
     return TrainConfig(lr=settings['lr'], steps=settings['epochs'] * k,

@@ -656,7 +656,7 @@ def ladder_paper(r: dict) -> dict:
     """The ladder's claims that restate the authors' (LADDER_QUOTES: R0's shapes are the abstract's, R1 tests "we
     still expect all the results for p ... to hold for W_KQ p") made claims of the paper with their quotes and the
     record of 09a_rule: one seed per value of `seed_values`, converged as `converged` decides it from how that seed's
-    run stopped (`_ladder_runs`: its stop_reason and the rule's record), the settings of the sentence from the
+    run stopped (_ladder_runs: its stop_reason and the rule's record), the settings of the sentence from the
     ladder's own settings and those runs. Every other ladder claim (ours) gets the same seed records and its word
     (`record_word`), so that a rung judged side by side is a sweep point with its convergence. Returns `r`."""
     st = r.get('numbers', {}).get('settings', {})
