@@ -87,7 +87,7 @@ def _sweep_point(m, tr, ts, te, full, tcfg) -> dict:
     st = embedding_report(m, ts); st.pop('bins')
     out = {'test_acc_after_step': after_step[1], 'test_loss_after_step': after_step[0],
            'spearman_v_after_step': st0['spearman_v_bins'],
-           **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason') if k in r},
+           **{k: r[k] for k in ('test_acc', 'test_loss', 'steps', 'converged', 'stop_reason')},
            **({'rule': r['rule']} if 'rule' in r else {}),     # what the convergence rule read
            **{k: r.get(k, r[k.removesuffix('_last')]) for k in ('test_acc_last', 'test_loss_last')},
            'spearman_v_bins': st['spearman_v_bins']}

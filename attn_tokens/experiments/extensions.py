@@ -28,7 +28,7 @@ from .published import (PAPER, PAPER_TABLES, compare_table, paper_claim,
                                            plot_overlay, paper_shape, axis_fill,
                                           with_paper, paper_report, paper_claims, paper_notes)
 from .framework import (ExpConfig, experiment, experiment_family, claim, fit,
-                                               fit_report)
+                                               fit_report, report_entry)
 from .real_data import load_real, REAL_SIZES, train_config, data_label
 
 # %% ../../nbs/experiments/07_extensions.ipynb #46bcd239
@@ -445,12 +445,10 @@ def _deep(name, Model, cfg, p_label, p_text):
     x = stats.token_stats(tr.tokens, tr.labels, tr.V).posterior_diff
     m, run = _epoch_run(Model, tr, te, S, cfg.seed, lambda m: _deep_stats(m, x, PAPER_TABLES[name]),
                         DEEP_JUDGED, cfg.progress)
-    path = cfg.fig(f'imdb_{name}')
-    st = paper_report(PAPER_TABLES[name], p_label=p_label)(
-        m, tr, path, f"IMDB, {name}: d={S['d']}, n={tr.n}, first {S['max_len']} words")
-    bins, extra = st.pop('bins'), st.pop('figures', [])
-    nums = {**run, 'config': dict(S), 'V': tr.V, **st}
-    why = paper_notes(nums)
+    r = report_entry(m, {**run, 'config': dict(S), 'V': tr.V}, tr, cfg, f'imdb_{name}',
+                     f"IMDB, {name}: d={S['d']}, n={tr.n}, first {S['max_len']} words",
+                     paper_report(PAPER_TABLES[name], p_label=p_label), lambda n: _deep_claims(name, p_text, n))
+    why = paper_notes(r['numbers'])
     notes = (f"IMDB subset: {tr.n} train / {te.n} test reviews, first {S['max_len']} words, V={tr.V} "
              f"(min_count {S['min_count']}), d={S['d']}, Adam lr={S['lr']}, batch {S['batch']}, no early "
              f"stopping; judged (`epoch_judged`, the MLP's rule, on the claimed statistics) at the first epoch "
@@ -460,8 +458,7 @@ def _deep(name, Model, cfg, p_label, p_text):
              f"epochs, {run['steps']} steps ({_by(run)}); test accuracy {run['test_acc']:.3f} "
              f"(best-validation checkpoint; last model {run['test_acc_last']:.3f}); shapes of the last "
              f"model." + (' ' + why if why else ''))
-    return {'numbers': nums, 'bins': bins, 'figures': [path, *extra],
-            'claims': _deep_claims(name, p_text, nums), 'notes': notes}
+    return dict(r, notes=notes)
 
 @experiment('two_layer')
 def two_layer(cfg: ExpConfig) -> dict:

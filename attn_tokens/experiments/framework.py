@@ -5,7 +5,8 @@
 # %% auto #0
 __all__ = ['OPTIMS', 'OVERRIDE_DEFAULTS', 'JUDGED_SIZES', 'EXPERIMENTS', 'RULE_OPS', 'UNDEFINED_WHY', 'NOT_JUDGED', 'ExpConfig',
            'judged', 'Skip', 'experiment', 'rule_pass', 'undefined_reason', 'claim', 'experiment_family', 'rule_word',
-           'claim_words', 'plural', 'count_claims', 'point_passes', 'fit', 'fit_report', 'run_or_skip', 'summary_line']
+           'claim_words', 'plural', 'count_claims', 'point_passes', 'fit', 'fit_report', 'report_entry', 'run_or_skip',
+           'summary_line']
 
 # %% ../../nbs/experiments/04b_framework.ipynb #ae182e20
 import math, operator, os
@@ -235,6 +236,13 @@ def fit_report(model, train_data, test_data, tcfg: TrainConfig, cfg: ExpConfig, 
     train_data, path, title)`, `claims(numbers)` checked."""
     nums = fit(model, train_data, test_data, tcfg)
     nums.update(info or {})                  # known beforehand: sizes, settings
+    return report_entry(model, nums, train_data, cfg, fig, title, report, claims, notes, derive)
+
+def report_entry(model, nums: dict, train_data, cfg: ExpConfig, fig: str, title: str, report, claims,
+                 notes: str = '', derive=None) -> dict:
+    """The experiment dict of a trained `model` whose run gave `nums`: figure `fig` and more numbers by
+    `report(model, train_data, path, title)`, `claims(numbers)` checked (`fit_report`'s second half, for a
+    model trained another way, e.g. epoch by epoch)."""
     path = cfg.fig(fig)
     st = report(model, train_data, path, title)
     # a report may write more figures (e.g. the overlay with a published table)

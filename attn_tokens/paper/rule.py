@@ -422,16 +422,10 @@ SWEEPS = {   # (experiment, open setting) -> (list in its numbers, a point's val
         'budget', 'cap', {'test accuracy with E frozen': 'test_acc', 'test loss with E frozen': 'test_loss'},
         "step caps 40, 150, 500, 1500 (08a's FROZEN sizes: from a short run to past the converged one)")}
 
-def run_points(setting: str, c: dict, r: dict, ours='') -> list:
-    """The points of open `setting` that the reproduce run ran for claim `c` of entry `r`: `r['sweep_runs']`,
-    setting -> declared value -> {seed: a run, stored as a seed run is (status, numbers, claims)}; each point
-    {value, seeds: [{seed, value, pass, converged}]} as `seed_records` reads the main point (the claim matched by
-    `claim_id`, each pass recomputed, converged by `converged`). [] until every owed value (`owed_values`) holds a
-    finished run on every seed of the main point, each converged (`converged`: the points a claim's word reads
-    are converged, as its main point's are): a sweep half run, or one stopped by a step cap, decides nothing, and
-    the claim's sweep stays owed."""
+def _owed_points(setting: str, c: dict, r: dict, ours='') -> list:
+    """Each owed value of open `setting` (`owed_values`) with the seeds the reproduce run stored for it and claim `c`
+    ({value, seeds: [{seed, value, pass, converged}]}, finished runs only), complete or not."""
     runs, pts = (r.get('sweep_runs') or {}).get(setting) or {}, []
-    if not runs: return []
     for v in owed_values(setting, ours):
         seeds = []
         for s, o in (runs.get(v) or {}).items():
@@ -441,7 +435,18 @@ def run_points(setting: str, c: dict, r: dict, ours='') -> list:
                               'value': _in_memory(m.get('value')), 'pass': _passes(m),
                               'converged': converged(_part(o.get('numbers', {}), c))})
         pts.append(dict(value=v, seeds=sorted(seeds, key=lambda q: q['seed'])))
-    main = set(_runs(r, _who(c)))
+    return pts
+
+def run_points(setting: str, c: dict, r: dict, ours='') -> list:
+    """The points of open `setting` that the reproduce run ran for claim `c` of entry `r`: `r['sweep_runs']`,
+    setting -> declared value -> {seed: a run, stored as a seed run is (status, numbers, claims)}; each point
+    {value, seeds: [{seed, value, pass, converged}]} as `seed_records` reads the main point (the claim matched by
+    `claim_id`, each pass recomputed, converged by `converged`). [] until every owed value (`owed_values`) holds a
+    finished run on every seed of the main point, each converged (`converged`: the points a claim's word reads
+    are converged, as its main point's are): a sweep half run, or one stopped by a step cap, decides nothing, and
+    the claim's sweep stays owed."""
+    if not (r.get('sweep_runs') or {}).get(setting): return []
+    pts, main = _owed_points(setting, c, r, ours), set(_runs(r, _who(c)))
     done = lambda p: {q['seed'] for q in p['seeds']} >= main and all(q['converged'] is True for q in p['seeds'])
     return pts if pts and all(done(p) for p in pts) else []
 
@@ -449,13 +454,10 @@ def sweep_progress(setting: str, c: dict, r: dict, ours='') -> str:
     """What the reproduce run has run so far of open `setting`'s owed values for claim `c` while `run_points` reads none
     (a point half run, or stopped by a step cap), in words: per value, its seeds that ran and how many converged; ''
     if none ran. The claim's word does not read it (the sweep stays owed); its record says how far it got."""
-    runs, out = (r.get('sweep_runs') or {}).get(setting) or {}, []
-    for v in owed_values(setting, ours):
-        got = {s: o for s, o in (runs.get(v) or {}).items() if o.get('status') == 'ok'}
-        if not got: continue
-        conv = sum(converged(_part(o.get('numbers', {}), c)) is True for o in got.values())
-        out.append(f"{v} on seed{'s' if len(got) > 1 else ''} {', '.join(sorted(got, key=int))} ({conv} converged)")
-    return '; '.join(out)
+    return '; '.join(f"{p['value']} on seed{'s' if len(p['seeds']) > 1 else ''} "
+                     f"{', '.join(str(q['seed']) for q in p['seeds'])} "
+                     f"({sum(q['converged'] is True for q in p['seeds'])} converged)"
+                     for p in _owed_points(setting, c, r, ours) if p['seeds'])
 
 def ran_budget(p: dict) -> bool:
     """A point of a budget sweep (SWEEPS: each value fixes how long its run trains) is complete when its run took its
